@@ -1,0 +1,136 @@
+//! The `schedlab` binary: output on success, one clear line and exit code 2
+//! on bad input.
+
+use assert_cmd::Command;
+use std::io::Write;
+
+fn schedlab() -> Command {
+    Command::cargo_bin("schedlab").unwrap()
+}
+
+/// Runs and expects failure: exit code 2 and exactly one line on stderr.
+fn fails(args: &[&str]) -> String {
+    let out = schedlab().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "{args:?}: one line expected, got {err:?}"
+    );
+    err
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(contents.as_bytes())
+        .unwrap();
+    path
+}
+
+#[test]
+fn domains_prints_levels_flags_and_parameters() {
+    let out = schedlab()
+        .args(["domains", "ivb-ep-2s", "--era", "4.15", "--cpu", "20"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("domain0 SMT      span 0,20"), "{text}");
+    assert!(text.contains("domain2 NUMA     span 0-39"), "{text}");
+    assert!(
+        text.contains("flags 0x642f LOAD_BALANCE|BALANCE_NEWIDLE"),
+        "{text}"
+    );
+}
+
+#[test]
+fn domains_json_is_one_object_per_cpu() {
+    let out = schedlab()
+        .args(["domains", "kvm-2vcpu", "--era", "6.5", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["era"], "6.5");
+    assert_eq!(v["cpus"].as_array().unwrap().len(), 2);
+    assert_eq!(v["cpus"][1]["domains"][0]["level"], "MC");
+    assert_eq!(v["cpus"][1]["domains"][0]["span"], "0-1");
+}
+
+#[test]
+fn domains_reads_lscpu_and_policy_files() {
+    let lscpu = temp_file(
+        "box.lscpu",
+        "# CPU,Core,Socket,Node\n0,0,0,0\n1,0,0,0\n2,1,0,0\n3,1,0,0\n",
+    );
+    let policy = temp_file(
+        "p.json",
+        r#"{"era":"4.15","levels":{"SMT":{"params":{"busy_factor":7}}}}"#,
+    );
+    let out = schedlab()
+        .args([
+            "domains",
+            lscpu.to_str().unwrap(),
+            "--policy",
+            policy.to_str().unwrap(),
+            "--cpu",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("box: 4 CPUs, 1 nodes, 1 packages, 1 LLCs, 2 cores, 2 threads/core"),
+        "{text}"
+    );
+    assert!(text.contains("busy_factor 7"), "{text}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    let err = fails(&["domains", "nosuchbox"]);
+    assert!(
+        err.contains("unknown machine preset \"nosuchbox\"; valid: phoenix-2008"),
+        "{err}"
+    );
+
+    let err = fails(&["domains", "ivb-ep-2s", "--era", "3.0"]);
+    assert!(
+        err.contains("unknown era \"3.0\"; valid: 2.6.27, 2.6.28, 4.15, 6.5"),
+        "{err}"
+    );
+
+    let err = fails(&["domains", "ivb-ep-2s", "--cpu", "40"]);
+    assert!(
+        err.contains("--cpu 40 is not a CPU of ivb-ep-2s (it has CPUs 0..=39)"),
+        "{err}"
+    );
+
+    let lscpu = temp_file("bad.lscpu", "# CPU,Core,Socket,Node\n0,0,0,0\n1,zero,0,0\n");
+    let err = fails(&["domains", lscpu.to_str().unwrap()]);
+    assert!(
+        err.contains("lscpu line 3: column CORE is \"zero\""),
+        "{err}"
+    );
+
+    let policy = temp_file(
+        "broken.json",
+        "{\"era\": \"4.15\",\n \"features\": {\"WA_WEIGHT\": tru}}",
+    );
+    let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
+    assert!(err.contains("broken.json:2:"), "{err}");
+
+    let policy = temp_file(
+        "unknown.json",
+        r#"{"era":"4.15","features":{"WA_WAIT":true}}"#,
+    );
+    let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
+    assert!(
+        err.contains("unknown feature for era 4.15 \"WA_WAIT\""),
+        "{err}"
+    );
+}

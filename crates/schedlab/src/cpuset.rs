@@ -1,0 +1,153 @@
+//! A fixed-size CPU bitmask, like the kernel's cpumask.
+//!
+//! Fixed at [`crate::limits::CPUS`] bits so it is `Copy` and needs no
+//! allocation; iteration is always in ascending CPU order (determinism).
+
+use std::fmt;
+
+const WORDS: usize = 16;
+/// The number of CPUs a set can hold; equals the CPU limit.
+pub const CAPACITY: usize = WORDS * 64;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct CpuSet {
+    words: [u64; WORDS],
+}
+
+impl CpuSet {
+    pub const fn new() -> Self {
+        CpuSet { words: [0; WORDS] }
+    }
+
+    /// The set {0, 1, ..., n-1}.
+    pub fn first_n(n: usize) -> Self {
+        (0..n).collect()
+    }
+
+    pub fn single(cpu: usize) -> Self {
+        let mut s = Self::new();
+        s.insert(cpu);
+        s
+    }
+
+    pub fn insert(&mut self, cpu: usize) {
+        self.words[cpu / 64] |= 1 << (cpu % 64);
+    }
+
+    pub fn remove(&mut self, cpu: usize) {
+        self.words[cpu / 64] &= !(1 << (cpu % 64));
+    }
+
+    pub fn contains(&self, cpu: usize) -> bool {
+        cpu < CAPACITY && self.words[cpu / 64] & (1 << (cpu % 64)) != 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    pub fn union(&self, other: &CpuSet) -> CpuSet {
+        let mut out = *self;
+        for (a, b) in out.words.iter_mut().zip(other.words.iter()) {
+            *a |= b;
+        }
+        out
+    }
+
+    pub fn intersection(&self, other: &CpuSet) -> CpuSet {
+        let mut out = *self;
+        for (a, b) in out.words.iter_mut().zip(other.words.iter()) {
+            *a &= b;
+        }
+        out
+    }
+
+    pub fn is_subset(&self, other: &CpuSet) -> bool {
+        self.intersection(other) == *self
+    }
+
+    pub fn first(&self) -> Option<usize> {
+        self.iter().next()
+    }
+
+    /// CPUs in ascending order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut bits = w;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(i * 64 + b)
+            })
+        })
+    }
+
+    /// Linux's cpulist format: "0-3,8,10-11".
+    pub fn to_list_string(&self) -> String {
+        let cpus: Vec<usize> = self.iter().collect();
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < cpus.len() {
+            let start = cpus[i];
+            let mut end = start;
+            while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
+                i += 1;
+                end = cpus[i];
+            }
+            parts.push(if start == end {
+                start.to_string()
+            } else {
+                format!("{start}-{end}")
+            });
+            i += 1;
+        }
+        parts.join(",")
+    }
+}
+
+impl FromIterator<usize> for CpuSet {
+    fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> Self {
+        let mut s = CpuSet::new();
+        for cpu in iter {
+            s.insert(cpu);
+        }
+        s
+    }
+}
+
+impl fmt::Debug for CpuSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CpuSet({})", self.to_list_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_string_groups_ranges() {
+        let s: CpuSet = [0, 1, 2, 3, 8, 10, 11, 1023].into_iter().collect();
+        assert_eq!(s.to_list_string(), "0-3,8,10-11,1023");
+        assert_eq!(s.len(), 8);
+        assert!(s.contains(1023));
+        assert!(!s.contains(4));
+    }
+
+    #[test]
+    fn set_algebra() {
+        let a = CpuSet::first_n(4);
+        let b: CpuSet = [2, 3, 4].into_iter().collect();
+        assert_eq!(a.intersection(&b).to_list_string(), "2-3");
+        assert_eq!(a.union(&b).to_list_string(), "0-4");
+        assert!(CpuSet::single(2).is_subset(&a));
+        assert!(!b.is_subset(&a));
+    }
+}

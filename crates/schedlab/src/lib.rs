@@ -1,0 +1,22 @@
+//! schedlab's simulator core.
+//!
+//! Pure Rust with no web or OS dependency, so the same code runs natively (the
+//! `schedlab` CLI) and in the browser (compiled to wasm32). Everything here is
+//! deterministic: integer time, integer scheduler arithmetic, ordered maps.
+//!
+//! Module map (see docs/ARCHITECTURE.md for the invariants):
+//! - [`limits`]: the one table of size limits every input is checked against.
+//! - [`cpuset`]: a fixed-size CPU bitmask.
+//! - [`topology`]: machines (nodes, packages, LLCs, cores, threads, costs),
+//!   presets and `lscpu -p` import.
+//! - [`policy`]: kernel policy as data: eras, SD flags, features, tunables.
+//! - [`domains`]: the sched-domain hierarchy a policy builds on a machine.
+
+pub mod cpuset;
+pub mod domains;
+pub mod error;
+pub mod limits;
+pub mod policy;
+pub mod topology;
+
+pub use error::{Error, Result};

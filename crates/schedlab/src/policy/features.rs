@@ -1,0 +1,169 @@
+//! Scheduler features (/sys/kernel/debug/sched_features) per era. Only the
+//! features the simulator models are listed; names are the kernel's, except
+//! that 2.6.2x's WAKEUP_PREEMPT is called WAKEUP_PREEMPTION in every era.
+
+use super::Era;
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Feature {
+    /// 2.6.2x: wake_affine() may pull a wakee to the waker's CPU at all.
+    AffineWakeups,
+    /// 2.6.2x: honour the sync hint of a wakeup.
+    SyncWakeups,
+    /// Sleepers are placed up to half (gentle) / a whole latency behind min_vruntime.
+    FairSleepers,
+    /// New tasks start one slice after min_vruntime.
+    StartDebit,
+    WakeupPreemption,
+    NextBuddy,
+    LastBuddy,
+    /// A buddy counts as cache-hot for migration.
+    CacheHotBuddy,
+    /// 2.6.2x / 4.15: source_load / target_load bias by the cpu_load[] index.
+    LbBias,
+    /// Queue remote wakeups on the target's wake list and send an IPI.
+    TtwuQueue,
+    SisProp,
+    SisUtil,
+    WaIdle,
+    WaWeight,
+    WaBias,
+}
+
+use Feature::*;
+
+/// (feature, name, default) for each era.
+fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
+    match era {
+        Era::V2_6_27 => &[
+            (FairSleepers, "NEW_FAIR_SLEEPERS", true),
+            (WakeupPreemption, "WAKEUP_PREEMPTION", true),
+            (StartDebit, "START_DEBIT", true),
+            (AffineWakeups, "AFFINE_WAKEUPS", true),
+            (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
+            (SyncWakeups, "SYNC_WAKEUPS", true),
+            (LbBias, "LB_BIAS", true),
+        ],
+        Era::V2_6_28 => &[
+            (FairSleepers, "NEW_FAIR_SLEEPERS", true),
+            (WakeupPreemption, "WAKEUP_PREEMPTION", true),
+            (StartDebit, "START_DEBIT", true),
+            (AffineWakeups, "AFFINE_WAKEUPS", true),
+            (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
+            (SyncWakeups, "SYNC_WAKEUPS", true),
+            (LbBias, "LB_BIAS", true),
+            (LastBuddy, "LAST_BUDDY", true),
+        ],
+        Era::V4_15 => &[
+            (FairSleepers, "GENTLE_FAIR_SLEEPERS", true),
+            (StartDebit, "START_DEBIT", true),
+            (NextBuddy, "NEXT_BUDDY", false),
+            (LastBuddy, "LAST_BUDDY", true),
+            (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
+            (WakeupPreemption, "WAKEUP_PREEMPTION", true),
+            (TtwuQueue, "TTWU_QUEUE", true),
+            (SisProp, "SIS_PROP", true),
+            (LbBias, "LB_BIAS", true),
+            (WaIdle, "WA_IDLE", true),
+            (WaWeight, "WA_WEIGHT", true),
+            (WaBias, "WA_BIAS", true),
+        ],
+        Era::V6_5 => &[
+            (FairSleepers, "GENTLE_FAIR_SLEEPERS", true),
+            (StartDebit, "START_DEBIT", true),
+            (NextBuddy, "NEXT_BUDDY", false),
+            (LastBuddy, "LAST_BUDDY", true),
+            (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
+            (WakeupPreemption, "WAKEUP_PREEMPTION", true),
+            (TtwuQueue, "TTWU_QUEUE", true),
+            (SisProp, "SIS_PROP", false),
+            (SisUtil, "SIS_UTIL", true),
+            (WaIdle, "WA_IDLE", true),
+            (WaWeight, "WA_WEIGHT", true),
+            (WaBias, "WA_BIAS", true),
+        ],
+    }
+}
+
+impl Feature {
+    pub fn parse(era: Era, name: &str) -> Result<Feature> {
+        let bare = name.strip_prefix("NO_").unwrap_or(name);
+        table(era)
+            .iter()
+            .find(|(_, n, _)| *n == bare)
+            .map(|(f, _, _)| *f)
+            .ok_or_else(|| {
+                Error::unknown(
+                    match era {
+                        Era::V2_6_27 => "feature for era 2.6.27",
+                        Era::V2_6_28 => "feature for era 2.6.28",
+                        Era::V4_15 => "feature for era 4.15",
+                        Era::V6_5 => "feature for era 6.5",
+                    },
+                    name,
+                    table(era).iter().map(|(_, n, _)| *n),
+                )
+            })
+    }
+}
+
+/// The features that are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FeatureSet {
+    era: Era,
+    bits: u32,
+}
+
+impl FeatureSet {
+    pub fn defaults(era: Era) -> Self {
+        let mut s = FeatureSet { era, bits: 0 };
+        for &(f, _, on) in table(era) {
+            s.set(f, on);
+        }
+        s
+    }
+
+    /// Whether `f` is on; a feature the era does not have is off.
+    pub fn has(&self, f: Feature) -> bool {
+        self.bits & (1 << f as u32) != 0
+    }
+
+    pub fn set(&mut self, f: Feature, on: bool) {
+        if on {
+            self.bits |= 1 << f as u32;
+        } else {
+            self.bits &= !(1 << f as u32);
+        }
+    }
+
+    /// Every feature of the era as the kernel lists them: "NAME" or "NO_NAME".
+    pub fn listing(&self) -> Vec<String> {
+        table(self.era)
+            .iter()
+            .map(|&(f, n, _)| {
+                if self.has(f) {
+                    n.to_string()
+                } else {
+                    format!("NO_{n}")
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_listing() {
+        let mut s = FeatureSet::defaults(Era::V4_15);
+        assert!(s.has(WaWeight) && s.has(SisProp) && !s.has(NextBuddy) && !s.has(SisUtil));
+        s.set(Feature::parse(Era::V4_15, "NO_WA_WEIGHT").unwrap(), false);
+        assert!(s.listing().contains(&"NO_WA_WEIGHT".to_string()));
+        let modern = FeatureSet::defaults(Era::V6_5);
+        assert!(modern.has(SisUtil) && !modern.has(SisProp));
+        assert!(FeatureSet::defaults(Era::V2_6_28).has(AffineWakeups));
+    }
+}

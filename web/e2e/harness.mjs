@@ -1,0 +1,99 @@
+// Browser-test harness: serves dist/ on 127.0.0.1 under a sub-path (as a
+// static host would) and drives Debian's Chromium with playwright-core.
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../..');
+const dist = path.join(root, 'dist');
+const tools = process.env.SCHEDLAB_TOOLS || path.join(root, '.tools');
+const { chromium } = createRequire(path.join(tools, 'package.json'))('playwright-core');
+
+/** The sub-path the site is served from, to prove dist/ works off the root. */
+export const BASE = '/schedlab/';
+export const screenshots = path.join(here, 'screenshots');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Starts the static server on a free port; resolves to {url, close}. */
+export async function serveDist() {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (!url.pathname.startsWith(BASE)) {
+      res.writeHead(404).end('outside the sub-path');
+      return;
+    }
+    let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    const file = path.resolve(dist, rel);
+    if (!file.startsWith(dist)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}${BASE}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Launches headless Chromium with the flags this closed network needs
+ * (playwright gives each launch a fresh, empty profile). */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A new page that records console errors and uncaught exceptions. */
+export async function openPage(browser, url, { viewport = { width: 1366, height: 768 } } = {}) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+  page.on('pageerror', (err) => errors.push(String(err)));
+  page.on('response', (res) => {
+    if (res.status() >= 400) errors.push(`${res.status()} ${res.url()}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector('#app[data-ready="true"]', { timeout: 30_000 });
+  return { page, errors };
+}
+
+export async function screenshot(page, name) {
+  await mkdir(screenshots, { recursive: true });
+  const file = path.join(screenshots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

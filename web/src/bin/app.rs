@@ -1,0 +1,3 @@
+fn main() {
+    yew::Renderer::<schedlab_web::app::App>::new().render();
+}
