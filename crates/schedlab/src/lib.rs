@@ -11,12 +11,21 @@
 //!   presets and `lscpu -p` import.
 //! - [`policy`]: kernel policy as data: eras, SD flags, features, tunables.
 //! - [`domains`]: the sched-domain hierarchy a policy builds on a machine.
+//! - [`cfs`]: per-CPU CFS run queues; [`load`]: PELT and cpu_load[].
+//! - [`cost`]: the hardware cost model.
+//! - [`workload`]: the task-behaviour language.
+//! - [`engine`]: the discrete-event simulation that runs it all.
 
+pub mod cfs;
+pub mod cost;
 pub mod cpuset;
 pub mod domains;
+pub mod engine;
 pub mod error;
 pub mod limits;
+pub mod load;
 pub mod policy;
 pub mod topology;
+pub mod workload;
 
 pub use error::{Error, Result};

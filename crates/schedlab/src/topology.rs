@@ -88,6 +88,10 @@ pub struct HwCosts {
     pub clock_mhz: u32,
     /// Entering and leaving the kernel for one system call.
     pub syscall_ns: u64,
+    /// Copying data into or out of a kernel buffer, per KiB.
+    pub copy_ns_per_kib: u64,
+    /// Creating a process (fork) in the parent.
+    pub fork_ns: u64,
     /// A process context switch (address-space change included).
     pub context_switch_ns: u64,
     /// A switch between threads of one process.
@@ -115,6 +119,8 @@ impl Default for HwCosts {
         HwCosts {
             clock_mhz: 3000,
             syscall_ns: 100,
+            copy_ns_per_kib: 60,
+            fork_ns: 50_000,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
             wakeup_ns: 300,

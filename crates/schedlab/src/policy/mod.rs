@@ -10,6 +10,7 @@ mod era;
 mod features;
 mod flags;
 mod tunables;
+pub mod wakeup;
 
 pub use era::Era;
 pub use features::{Feature, FeatureSet};

@@ -1,0 +1,441 @@
+//! Running CPUs: execution segments (user or kernel work, slowed by a busy
+//! SMT sibling), picking the next task and switching to it, idling with a
+//! C-state chosen by an idle predictor and leaving it, preemption, the tick.
+
+use super::stats::{CpuTime, TraceEvent};
+use super::task::{Pending, TaskState};
+use super::{Event, Sim};
+use crate::cfs::CfsRq;
+use crate::cost::WORK_SCALE;
+use crate::load::CpuLoad;
+use crate::policy::Feature;
+
+/// What a CPU's time is being counted as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acct {
+    Busy,
+    Idle,
+    Overhead,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuState {
+    /// In a C-state, nothing to run.
+    Idle,
+    /// Woken, paying the C-state's exit latency.
+    ExitingIdle,
+    /// Running a task (or switching to one).
+    Running,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SegKind {
+    User,
+    Kernel,
+}
+
+/// A stretch of work the current task is doing on this CPU.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Segment {
+    pub kind: SegKind,
+    /// Work left at `since`, in ns at full speed x WORK_SCALE.
+    pub work: u64,
+    /// Work per ns.
+    pub rate: u64,
+    pub since: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Cpu {
+    pub rq: CfsRq,
+    pub state: CpuState,
+    pub seg: Option<Segment>,
+    /// Bumped whenever a pending SegmentDone / IdleExitDone becomes stale.
+    pub gen: u64,
+    pub need_resched: bool,
+    /// Whether siblings were last told this CPU is busy.
+    pub busy_notified: bool,
+    pub kick_pending: bool,
+    pub cstate: usize,
+    pub idle_since: u64,
+    /// Moving average of idle periods (the kernel's avg_idle), ns.
+    pub avg_idle_ns: u64,
+    /// The last idle period, ns (None before the first).
+    pub last_idle_ns: Option<u64>,
+    /// The address space still loaded (lazy TLB), by process id.
+    pub loaded_mm: Option<u32>,
+    pub cpu_load: CpuLoad,
+    pub time: CpuTime,
+    acct: Acct,
+    acct_since: u64,
+}
+
+impl Cpu {
+    pub fn new(initial_avg_idle_ns: u64) -> Self {
+        Cpu {
+            rq: CfsRq::new(0),
+            state: CpuState::Idle,
+            seg: None,
+            gen: 0,
+            need_resched: false,
+            busy_notified: false,
+            kick_pending: false,
+            cstate: 0,
+            idle_since: 0,
+            avg_idle_ns: initial_avg_idle_ns,
+            last_idle_ns: None,
+            loaded_mm: None,
+            cpu_load: CpuLoad::default(),
+            time: CpuTime::default(),
+            acct: Acct::Idle,
+            acct_since: 0,
+        }
+    }
+
+    /// Closes the current accounting interval at `now`; switches to `next` if given.
+    pub fn account(&mut self, now: u64, next: Option<Acct>) {
+        let d = now - self.acct_since;
+        match self.acct {
+            Acct::Busy => self.time.busy_ns += d,
+            Acct::Idle => self.time.idle_ns += d,
+            Acct::Overhead => self.time.overhead_ns += d,
+        }
+        self.acct_since = now;
+        if let Some(a) = next {
+            self.acct = a;
+        }
+    }
+
+    /// Time accounted so far plus the open interval.
+    pub fn accounted_until(&self, now: u64) -> u64 {
+        self.time.total() + (now - self.acct_since)
+    }
+}
+
+impl Sim {
+    fn busy_in_core(&self, cpu: usize) -> usize {
+        self.siblings[cpu]
+            .iter()
+            .filter(|&&s| self.cpus[s].seg.is_some())
+            .count()
+    }
+
+    /// Starts a segment of `ns` of work on `cpu` for its current task.
+    pub(crate) fn start_segment(&mut self, cpu: usize, kind: SegKind, ns: u64, pending: Pending) {
+        self.start_work(cpu, kind, ns * WORK_SCALE, pending);
+    }
+
+    /// Like [`Self::start_segment`] with the work already scaled.
+    pub(crate) fn start_work(&mut self, cpu: usize, kind: SegKind, work: u64, pending: Pending) {
+        let task = self.cpus[cpu]
+            .rq
+            .curr
+            .expect("a segment needs a running task");
+        self.tasks[task].pending = pending;
+        let was_busy = self.cpus[cpu].seg.is_some();
+        let rate = self
+            .cost
+            .smt_rate(self.busy_in_core(cpu) + usize::from(!was_busy));
+        let c = &mut self.cpus[cpu];
+        c.account(
+            self.now,
+            Some(if kind == SegKind::User {
+                Acct::Busy
+            } else {
+                Acct::Overhead
+            }),
+        );
+        c.seg = Some(Segment {
+            kind,
+            work,
+            rate,
+            since: self.now,
+        });
+        c.gen += 1;
+        let at = self.now + work.div_ceil(rate);
+        let gen = c.gen;
+        self.queue.push(at, Event::SegmentDone { cpu, gen });
+        self.seg_touched.push(cpu);
+    }
+
+    /// Stops the current segment, returning the work it had left.
+    fn stop_segment(&mut self, cpu: usize) -> u64 {
+        let now = self.now;
+        let c = &mut self.cpus[cpu];
+        c.gen += 1;
+        self.seg_touched.push(cpu);
+        match c.seg.take() {
+            Some(s) => s.work.saturating_sub((now - s.since) * s.rate),
+            None => 0,
+        }
+    }
+
+    /// After an event: if `cpu`'s busy state changed, its SMT siblings'
+    /// segments continue at their new speed.
+    pub(crate) fn flush_touched_cpu(&mut self, cpu: usize) {
+        let busy = self.cpus[cpu].seg.is_some();
+        if busy == self.cpus[cpu].busy_notified {
+            return;
+        }
+        self.cpus[cpu].busy_notified = busy;
+        if self.siblings[cpu].len() < 2 {
+            return;
+        }
+        let nbusy = self.busy_in_core(cpu);
+        let rate = self.cost.smt_rate(nbusy);
+        for i in 0..self.siblings[cpu].len() {
+            let s = self.siblings[cpu][i];
+            let now = self.now;
+            let c = &mut self.cpus[s];
+            if let Some(seg) = &mut c.seg {
+                if seg.rate != rate {
+                    seg.work = seg.work.saturating_sub((now - seg.since) * seg.rate);
+                    seg.since = now;
+                    seg.rate = rate;
+                    c.gen += 1;
+                    let at = now + seg.work.div_ceil(rate);
+                    let gen = c.gen;
+                    self.queue.push(at, Event::SegmentDone { cpu: s, gen });
+                }
+            }
+        }
+    }
+
+    pub(crate) fn segment_done(&mut self, cpu: usize) {
+        self.cpus[cpu].seg = None;
+        self.seg_touched.push(cpu);
+        let task = self.cpus[cpu]
+            .rq
+            .curr
+            .expect("a finished segment had a task");
+        let pending = std::mem::replace(&mut self.tasks[task].pending, Pending::None);
+        self.apply_pending(cpu, task, pending);
+    }
+
+    /// Continues the current task unless a reschedule is due.
+    pub(crate) fn continue_or_preempt(&mut self, cpu: usize) {
+        if self.cpus[cpu].need_resched {
+            self.cpus[cpu].need_resched = false;
+            self.schedule(cpu);
+        } else {
+            self.resume(cpu);
+        }
+    }
+
+    /// Reschedules `cpu` now if its task is in user space, else at the end of
+    /// its kernel segment.
+    pub(crate) fn resched_local(&mut self, cpu: usize) {
+        let c = &self.cpus[cpu];
+        if c.state != CpuState::Running || c.rq.curr.is_none() {
+            return;
+        }
+        match c.seg {
+            Some(s) if s.kind == SegKind::User => {
+                let task = c.rq.curr.expect("checked");
+                let left = self.stop_segment(cpu);
+                self.tasks[task].compute_left += left;
+                self.schedule(cpu);
+            }
+            _ => self.cpus[cpu].need_resched = true,
+        }
+    }
+
+    /// Picks the next task on `cpu` (the current one, if any, goes back to
+    /// the queue first) and switches to it, or idles.
+    pub(crate) fn schedule(&mut self, cpu: usize) {
+        self.cpus[cpu].need_resched = false;
+        let prev = self.cpus[cpu].rq.curr;
+        self.touch_rq(cpu);
+        if let Some(p) = prev {
+            self.touch_task(p);
+            self.cpus[cpu].rq.put_prev(p, &self.ents);
+            self.tasks[p].state = TaskState::Queued(cpu);
+        }
+        let next = self.cpus[cpu]
+            .rq
+            .pick_next(&self.ents, &self.policy.tunables);
+        let Some(n) = next else {
+            self.go_idle(cpu);
+            return;
+        };
+        self.touch_task(n);
+        self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
+        self.tasks[n].state = TaskState::Running(cpu);
+        self.cpus[cpu].state = CpuState::Running;
+        if prev == Some(n) {
+            self.resume(cpu);
+            return;
+        }
+        self.counters.bump(self.ids.switches);
+        self.trace_event(TraceEvent::Switch {
+            t: self.now,
+            cpu,
+            from: prev,
+            to: Some(n),
+        });
+        let mm = self.tasks[n].process;
+        let same = self.cpus[cpu].loaded_mm == Some(mm);
+        self.cpus[cpu].loaded_mm = Some(mm);
+        let cost = self.cost.context_switch(same);
+        self.start_segment(cpu, SegKind::Kernel, cost, Pending::SwitchIn);
+    }
+
+    fn go_idle(&mut self, cpu: usize) {
+        let now = self.now;
+        let was_running = self.cpus[cpu].state != CpuState::Idle;
+        // The idle governor's guess: like menu, trust a recent short idle
+        // period over a long average, so a busy ping-pong stays shallow.
+        let c = &self.cpus[cpu];
+        let predicted = c
+            .last_idle_ns
+            .map_or(c.avg_idle_ns, |l| l.min(c.avg_idle_ns));
+        let cstate = self.cost.pick_cstate(predicted);
+        let c = &mut self.cpus[cpu];
+        c.state = CpuState::Idle;
+        c.idle_since = now;
+        c.cstate = cstate;
+        c.account(now, Some(Acct::Idle));
+        if let Some(&id) = self.ids.idle_enter.get(cstate) {
+            self.counters.bump(id);
+        }
+        if was_running {
+            self.trace_event(TraceEvent::Switch {
+                t: now,
+                cpu,
+                from: None,
+                to: None,
+            });
+        }
+    }
+
+    /// Wakes an idle CPU at time `at` (a no-op if it is not idle then).
+    pub(crate) fn kick(&mut self, cpu: usize, at: u64) {
+        let c = &mut self.cpus[cpu];
+        if c.state == CpuState::Idle && !c.kick_pending {
+            c.kick_pending = true;
+            self.queue.push(at, Event::IdleKick { cpu });
+        }
+    }
+
+    pub(crate) fn idle_kick(&mut self, cpu: usize) {
+        let now = self.now;
+        let exit = self.cost.idle_exit(self.cpus[cpu].cstate);
+        let c = &mut self.cpus[cpu];
+        c.kick_pending = false;
+        if c.state != CpuState::Idle {
+            return;
+        }
+        // avg_idle: a 1/8-weight moving average of idle periods, as the kernel keeps.
+        let period = now - c.idle_since;
+        c.avg_idle_ns =
+            ((c.avg_idle_ns as i64) + (period as i64 - c.avg_idle_ns as i64) / 8) as u64;
+        c.last_idle_ns = Some(period);
+        c.state = CpuState::ExitingIdle;
+        c.account(now, Some(Acct::Overhead));
+        c.gen += 1;
+        let gen = c.gen;
+        self.queue
+            .push(now + exit, Event::IdleExitDone { cpu, gen });
+    }
+
+    pub(crate) fn idle_exit_done(&mut self, cpu: usize) {
+        self.cpus[cpu].state = CpuState::Running;
+        self.schedule(cpu);
+    }
+
+    /// Whether `cpu` counts as idle for placement: idle and nothing queued.
+    pub(crate) fn cpu_idle(&self, cpu: usize) -> bool {
+        let c = &self.cpus[cpu];
+        c.state != CpuState::Running && c.rq.nr_running == 0
+    }
+
+    pub(crate) fn tick(&mut self, cpu: usize) {
+        let tick = self.policy.tunables.tick_ns();
+        self.queue.push(self.now + tick, Event::Tick { cpu });
+        self.touch_rq(cpu);
+        if let Some(curr) = self.cpus[cpu].rq.curr {
+            self.touch_task(curr);
+        }
+        let current = self.instant_load(cpu);
+        self.cpus[cpu].cpu_load.tick(current);
+        if self.cpus[cpu].state == CpuState::Running
+            && self.cpus[cpu]
+                .rq
+                .tick_preempts(&self.ents, self.policy.era, &self.policy.tunables)
+        {
+            self.resched_local(cpu);
+        }
+    }
+
+    /// The load the cpu_load[] history samples: the queue's weight in
+    /// 2.6.2x, its runnable PELT load later.
+    pub(crate) fn instant_load(&self, cpu: usize) -> u64 {
+        let rq = &self.cpus[cpu].rq;
+        if self.policy.era.is_legacy() {
+            rq.load_weight
+        } else {
+            rq.curr
+                .into_iter()
+                .chain(rq.queued())
+                .map(|t| self.ents[t].pelt.load_avg)
+                .sum()
+        }
+    }
+
+    /// Brings a run queue's accounting (curr's runtime, PELT) up to now.
+    pub(crate) fn touch_rq(&mut self, cpu: usize) {
+        let now = self.now;
+        let rq = &mut self.cpus[cpu].rq;
+        rq.update_curr(&mut self.ents, now);
+        rq.update_load(now);
+    }
+
+    /// Brings a task's PELT signals up to now, under its current state.
+    pub(crate) fn touch_task(&mut self, task: usize) {
+        let (on_rq, running) = match self.tasks[task].state {
+            TaskState::Running(_) => (1, true),
+            TaskState::Queued(_) => (1, false),
+            _ => (0, false),
+        };
+        let e = &mut self.ents[task];
+        e.pelt.update(self.now, on_rq, on_rq, running, e.weight);
+    }
+
+    /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s
+    /// current task; sets the buddies as the era does.
+    pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize) -> bool {
+        let era = self.policy.era;
+        let f = self.policy.features;
+        let t = self.policy.tunables;
+        let Some(curr) = self.cpus[cpu].rq.curr else {
+            return false;
+        };
+        if curr == task {
+            return false;
+        }
+        self.touch_rq(cpu);
+        let rq = &mut self.cpus[cpu].rq;
+        if era.is_legacy() {
+            // 2.6.28: the woken task is always the next buddy, the current one
+            // the last buddy.
+            if f.has(Feature::LastBuddy) {
+                rq.last = Some(curr);
+            }
+            rq.next = Some(task);
+        } else if f.has(Feature::NextBuddy) {
+            rq.next = Some(task);
+        }
+        if !f.has(Feature::WakeupPreemption) {
+            return false;
+        }
+        let preempt = CfsRq::wakeup_preempt_entity(&self.ents[curr], &self.ents[task], &t) == 1;
+        if preempt
+            && !era.is_legacy()
+            && f.has(Feature::LastBuddy)
+            && rq.nr_running as u64 >= t.nr_latency
+        {
+            rq.last = Some(curr);
+        }
+        preempt
+    }
+}

@@ -1,0 +1,90 @@
+//! The model's invariants, checked after every event when a run asks for it
+//! (the property tests do): every task is in exactly one place, at most one
+//! task runs per CPU, queue bookkeeping matches its contents, and every
+//! CPU's busy + idle + overhead time equals the elapsed time.
+
+use super::task::{TaskState, Wait};
+use super::Sim;
+
+impl Sim {
+    pub(crate) fn check_all(&self) -> Result<(), String> {
+        let n = self.tasks.len();
+        let mut places = vec![0u32; n];
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            let rq = &cpu.rq;
+            let mut weight = 0;
+            let mut count = 0;
+            if let Some(t) = rq.curr {
+                places[t] += 1;
+                count += 1;
+                weight += self.ents[t].weight;
+                if self.tasks[t].state != TaskState::Running(c) {
+                    return Err(format!(
+                        "cpu{c} runs task {t}, whose state is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+            for t in rq.queued() {
+                places[t] += 1;
+                count += 1;
+                weight += self.ents[t].weight;
+                if self.tasks[t].state != TaskState::Queued(c) {
+                    return Err(format!(
+                        "task {t} is queued on cpu{c} but its state is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+            if count != rq.nr_running || weight != rq.load_weight {
+                return Err(format!(
+                    "cpu{c}: nr_running {} / load {} but the queue holds {count} tasks of weight {weight}",
+                    rq.nr_running, rq.load_weight
+                ));
+            }
+            if cpu.accounted_until(self.now) != self.now {
+                return Err(format!(
+                    "cpu{c}: busy + idle + overhead = {} ns, elapsed {} ns",
+                    cpu.accounted_until(self.now),
+                    self.now
+                ));
+            }
+        }
+        for (ch_i, ch) in self.chans.iter().enumerate() {
+            for &t in &ch.readers {
+                places[t] += 1;
+                if self.tasks[t].state != TaskState::Blocked(Wait::Read(ch_i)) {
+                    return Err(format!(
+                        "task {t} waits to read channel {ch_i} but is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+            for &t in &ch.writers {
+                places[t] += 1;
+                if self.tasks[t].state != TaskState::Blocked(Wait::Write(ch_i)) {
+                    return Err(format!(
+                        "task {t} waits to write channel {ch_i} but is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+        }
+        for (t, task) in self.tasks.iter().enumerate() {
+            let expected = match task.state {
+                TaskState::Running(_) | TaskState::Queued(_) => 1,
+                TaskState::Blocked(Wait::Read(_)) | TaskState::Blocked(Wait::Write(_)) => 1,
+                // Sleeping on a timer, on the way to a CPU by IPI, or gone:
+                // in no queue and no wait list.
+                TaskState::Blocked(Wait::Timer) | TaskState::Waking(_) | TaskState::Exited => 0,
+            };
+            if places[t] != expected {
+                return Err(format!(
+                    "task {t} ({}) is {:?} but found in {} places",
+                    task.name, task.state, places[t]
+                ));
+            }
+        }
+        Ok(())
+    }
+}

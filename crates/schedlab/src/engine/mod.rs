@@ -1,0 +1,316 @@
+//! The event loop: integer-nanosecond time, CPUs with a current task, a CFS
+//! run queue, an idle state and load signals; tasks running their programs;
+//! wakeups delivered locally, by direct remote enqueue or by IPI; the tick.
+//!
+//! Submodules split the work: [`cpu`] runs CPUs (segments, scheduling, idle,
+//! preemption, the tick), [`task`] runs programs (channels, blocking,
+//! wakeups, fork), [`invariants`] checks the model's invariants. Placement
+//! decisions are asked of [`crate::policy::wakeup`].
+
+mod cpu;
+mod invariants;
+pub mod queue;
+pub mod stats;
+mod task;
+
+use crate::cfs::Entity;
+use crate::cost::CostModel;
+use crate::cpuset::CpuSet;
+use crate::domains::Domains;
+use crate::error::{Error, Result};
+use crate::limits;
+use crate::policy::KernelPolicy;
+use crate::topology::Topology;
+use crate::workload::program::Workload;
+use queue::{Event, EventQueue};
+use stats::{Counters, CpuTime, MarkStats, TraceEvent, TraceWindow};
+use std::collections::BTreeMap;
+
+pub use cpu::{Acct, CpuState};
+pub use task::{TaskState, Wait};
+
+/// Everything one run needs.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub topology: Topology,
+    pub policy: KernelPolicy,
+    pub workload: Workload,
+    pub seed: u64,
+    /// Stop here even if tasks are still running (None: when all have exited).
+    pub duration_ns: Option<u64>,
+    pub trace: Option<TraceWindow>,
+    /// Check the model's invariants after every event (slow; for tests).
+    pub check_invariants: bool,
+}
+
+/// What a run reports.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub end_ns: u64,
+    pub events: u64,
+    pub counters: BTreeMap<String, u64>,
+    pub cpu_time: Vec<CpuTime>,
+    pub marks: Vec<MarkStats>,
+    pub tasks: Vec<TaskSummary>,
+    pub trace: Vec<TraceEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TaskSummary {
+    pub name: String,
+    pub sum_exec_ns: u64,
+    pub exited_ns: Option<u64>,
+    pub last_cpu: usize,
+}
+
+/// Counter indexes the engine bumps on its hot path.
+#[derive(Debug, Clone)]
+struct CounterIds {
+    ttwu_local: usize,
+    ttwu_remote: usize,
+    ipi_sent: usize,
+    switches: usize,
+    migrations_wakeup: usize,
+    forks: usize,
+    /// `idle.enter.<C-state>`, by C-state index.
+    idle_enter: Vec<usize>,
+}
+
+impl CounterIds {
+    fn new(c: &mut Counters, topo: &Topology) -> Self {
+        CounterIds {
+            idle_enter: topo
+                .costs
+                .cstates
+                .iter()
+                .map(|s| c.id(&format!("idle.enter.{}", s.name)))
+                .collect(),
+            ttwu_local: c.id("ttwu.local"),
+            ttwu_remote: c.id("ttwu.remote"),
+            ipi_sent: c.id("ipi.sent"),
+            switches: c.id("sched.switches"),
+            migrations_wakeup: c.id("migrations.wakeup"),
+            forks: c.id("sched.forks"),
+        }
+    }
+}
+
+/// The simulation. Fields are crate-visible so that policy code can read
+/// the state it decides on.
+pub struct Sim {
+    pub(crate) now: u64,
+    queue: EventQueue,
+    pub(crate) topo: Topology,
+    pub(crate) policy: KernelPolicy,
+    pub(crate) domains: Domains,
+    pub(crate) cost: CostModel,
+    pub(crate) cpus: Vec<cpu::Cpu>,
+    pub(crate) tasks: Vec<task::Task>,
+    pub(crate) ents: Vec<Entity>,
+    chans: Vec<task::Channel>,
+    workload: Workload,
+    /// SMT siblings of each CPU (itself included).
+    siblings: Vec<Vec<usize>>,
+    counters: Counters,
+    ids: CounterIds,
+    marks: Vec<MarkStats>,
+    trace_window: Option<TraceWindow>,
+    trace: Vec<TraceEvent>,
+    events: u64,
+    seed: u64,
+    end_ns: u64,
+    duration_set: bool,
+    check_invariants: bool,
+    /// CPUs whose busy state may have changed during the current event.
+    seg_touched: Vec<usize>,
+}
+
+impl Sim {
+    pub fn new(cfg: &SimConfig) -> Result<Sim> {
+        let topo = cfg.topology.clone();
+        let domains = Domains::build(&topo, &cfg.policy)?;
+        let end_ns = match cfg.duration_ns {
+            Some(d) => limits::SIM_TIME_NS.check("duration_ns", d)?,
+            None => limits::SIM_TIME_NS.max,
+        };
+        let n = topo.ncpus();
+        let mut counters = Counters::default();
+        let ids = CounterIds::new(&mut counters, &topo);
+        let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
+        let mut sim = Sim {
+            now: 0,
+            queue: EventQueue::default(),
+            cost: CostModel::new(&topo.costs),
+            cpus: (0..n)
+                .map(|_| cpu::Cpu::new(cfg.policy.tunables.migration_cost_ns * 2))
+                .collect(),
+            topo,
+            policy: cfg.policy.clone(),
+            domains,
+            tasks: Vec::new(),
+            ents: Vec::new(),
+            chans: cfg
+                .workload
+                .channels
+                .iter()
+                .map(task::Channel::new)
+                .collect(),
+            workload: cfg.workload.clone(),
+            siblings,
+            counters,
+            ids,
+            marks: cfg
+                .workload
+                .labels
+                .iter()
+                .map(|l| MarkStats::new(l))
+                .collect(),
+            trace_window: cfg.trace,
+            trace: Vec::new(),
+            events: 0,
+            seed: cfg.seed,
+            end_ns,
+            duration_set: cfg.duration_ns.is_some(),
+            check_invariants: cfg.check_invariants,
+            seg_touched: Vec::new(),
+        };
+        let tick = sim.policy.tunables.tick_ns();
+        for c in 0..n {
+            sim.queue.push(tick, Event::Tick { cpu: c });
+        }
+        for tpl in 0..sim.workload.initial {
+            sim.start_task(tpl, None)?;
+        }
+        for c in 0..n {
+            sim.flush_touched_cpu(c);
+        }
+        Ok(sim)
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    pub fn domains(&self) -> &Domains {
+        &self.domains
+    }
+
+    /// Replaces the kernel policy from now on (a flag flipped on a running box).
+    pub fn set_policy(&mut self, policy: KernelPolicy) -> Result<()> {
+        self.domains = Domains::build(&self.topo, &policy)?;
+        self.policy = policy;
+        Ok(())
+    }
+
+    /// True once every task has exited or the end time is reached.
+    pub fn is_done(&self) -> bool {
+        self.now >= self.end_ns || self.tasks.iter().all(|t| t.state == TaskState::Exited)
+    }
+
+    /// Runs events up to simulated time `until` (or the end); returns whether the run is over.
+    pub fn run_until(&mut self, until: u64) -> Result<bool> {
+        let until = until.min(self.end_ns);
+        while !self.is_done() {
+            let Some(t) = self.queue.peek_time() else {
+                break;
+            };
+            if t > until {
+                self.now = self.now.max(until);
+                return Ok(self.is_done());
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            limits::EVENTS.check("events processed", self.events)?;
+            self.dispatch(ev);
+            let touched = std::mem::take(&mut self.seg_touched);
+            for c in &touched {
+                self.flush_touched_cpu(*c);
+            }
+            self.seg_touched = touched;
+            self.seg_touched.clear();
+            if self.check_invariants {
+                self.check_all().map_err(|e| {
+                    Error::invalid(format!("invariant broken at {} ns: {e}", self.now))
+                })?;
+            }
+        }
+        if self.now >= self.end_ns && !self.duration_set {
+            return Err(Error::invalid(format!(
+                "the run reached the simulated-time limit ({} s) with tasks still running; give it a duration",
+                limits::SIM_TIME_NS.max / 1_000_000_000
+            )));
+        }
+        Ok(self.is_done())
+    }
+
+    /// Runs to the end.
+    pub fn run(mut self) -> Result<RunOutput> {
+        self.run_until(u64::MAX)?;
+        Ok(self.finish())
+    }
+
+    /// Closes the books and reports.
+    pub fn finish(mut self) -> RunOutput {
+        let end = self.now;
+        for c in 0..self.cpus.len() {
+            self.touch_rq(c);
+            self.cpus[c].account(end, None);
+        }
+        RunOutput {
+            end_ns: end,
+            events: self.events,
+            counters: self.counters.to_map(),
+            cpu_time: self.cpus.iter().map(|c| c.time).collect(),
+            marks: self.marks,
+            tasks: self
+                .tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| TaskSummary {
+                    name: t.name.clone(),
+                    sum_exec_ns: self.ents[i].sum_exec_ns,
+                    exited_ns: t.exited_ns,
+                    last_cpu: t.cpu,
+                })
+                .collect(),
+            trace: self.trace,
+        }
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::SegmentDone { cpu, gen } => {
+                if self.cpus[cpu].gen == gen {
+                    self.segment_done(cpu);
+                }
+            }
+            Event::IdleKick { cpu } => self.idle_kick(cpu),
+            Event::IdleExitDone { cpu, gen } => {
+                if self.cpus[cpu].gen == gen {
+                    self.idle_exit_done(cpu);
+                }
+            }
+            Event::Tick { cpu } => self.tick(cpu),
+            Event::WakeArrive { cpu, task } => self.wake_arrive(cpu, task),
+            Event::Resched { cpu } => self.resched_local(cpu),
+            Event::Timer { task, gen } => self.timer_fired(task, gen),
+        }
+    }
+
+    fn trace_event(&mut self, ev: TraceEvent) {
+        if let Some(w) = self.trace_window {
+            if self.now >= w.start_ns && self.now < w.end_ns && self.trace.len() < w.max_events {
+                self.trace.push(ev);
+            }
+        }
+    }
+
+    pub(crate) fn allowed(&self, task: usize) -> &CpuSet {
+        &self.tasks[task].affinity
+    }
+}

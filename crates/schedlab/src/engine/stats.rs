@@ -1,0 +1,223 @@
+//! What a run reports: CPU time by kind, named counters, timing points
+//! (marks), and a bounded trace window.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Where a CPU's time went. busy + idle + overhead = elapsed, exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CpuTime {
+    /// User work (and cache refill stalls) of tasks.
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+    /// Kernel work: system calls, context switches, wakeups, idle exits.
+    pub overhead_ns: u64,
+}
+
+impl CpuTime {
+    pub fn total(&self) -> u64 {
+        self.busy_ns + self.idle_ns + self.overhead_ns
+    }
+}
+
+/// Named counters like /proc/schedstat. Names are interned once; the hot
+/// path bumps by index.
+#[derive(Debug, Clone, Default)]
+pub struct Counters {
+    names: Vec<String>,
+    values: Vec<u64>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Counters {
+    /// The index of a counter, creating it at zero.
+    pub fn id(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        self.names.push(name.to_string());
+        self.values.push(0);
+        self.index.insert(name.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    pub fn add(&mut self, id: usize, n: u64) {
+        self.values[id] += n;
+    }
+
+    pub fn bump(&mut self, id: usize) {
+        self.values[id] += 1;
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        self.index.get(name).map_or(0, |&i| self.values[i])
+    }
+
+    /// Non-zero counters by name.
+    pub fn to_map(&self) -> BTreeMap<String, u64> {
+        self.names
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, &v)| v > 0)
+            .map(|(n, &v)| (n.clone(), v))
+            .collect()
+    }
+}
+
+/// Intervals between consecutive marks of one label by one task, and the
+/// marks themselves (up to a cap).
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkStats {
+    pub label: String,
+    pub count: u64,
+    pub intervals: u64,
+    pub interval_sum_ns: u64,
+    pub interval_min_ns: u64,
+    pub interval_max_ns: u64,
+    /// Log-linear histogram of intervals: bucket (exponent, 16 sub-buckets).
+    #[serde(skip)]
+    hist: Vec<u64>,
+    /// (time, task) of each mark, in time order, up to [`MARK_SERIES_CAP`].
+    pub series: Vec<(u64, usize)>,
+    pub series_truncated: bool,
+}
+
+pub const MARK_SERIES_CAP: usize = 100_000;
+const SUB_BUCKETS: u64 = 16;
+
+fn bucket_of(v: u64) -> usize {
+    if v < SUB_BUCKETS {
+        return v as usize;
+    }
+    let exp = 63 - v.leading_zeros() as u64; // >= 4
+    let sub = (v >> (exp - 4)) & (SUB_BUCKETS - 1);
+    ((exp - 3) * SUB_BUCKETS + sub) as usize
+}
+
+fn bucket_floor(b: usize) -> u64 {
+    let b = b as u64;
+    if b < SUB_BUCKETS {
+        return b;
+    }
+    let exp = b / SUB_BUCKETS + 3;
+    let sub = b % SUB_BUCKETS;
+    (1 << exp) | (sub << (exp - 4))
+}
+
+impl MarkStats {
+    pub fn new(label: &str) -> Self {
+        MarkStats {
+            label: label.to_string(),
+            count: 0,
+            intervals: 0,
+            interval_sum_ns: 0,
+            interval_min_ns: u64::MAX,
+            interval_max_ns: 0,
+            hist: vec![0; 64 * SUB_BUCKETS as usize],
+            series: Vec::new(),
+            series_truncated: false,
+        }
+    }
+
+    pub fn record(&mut self, now: u64, task: usize, interval: Option<u64>) {
+        self.count += 1;
+        if self.series.len() < MARK_SERIES_CAP {
+            self.series.push((now, task));
+        } else {
+            self.series_truncated = true;
+        }
+        if let Some(d) = interval {
+            self.intervals += 1;
+            self.interval_sum_ns += d;
+            self.interval_min_ns = self.interval_min_ns.min(d);
+            self.interval_max_ns = self.interval_max_ns.max(d);
+            self.hist[bucket_of(d)] += 1;
+        }
+    }
+
+    /// The interval below which `pct` percent of intervals fall (to within a
+    /// sixteenth of its power of two).
+    pub fn percentile_ns(&self, pct: u64) -> u64 {
+        if self.intervals == 0 {
+            return 0;
+        }
+        let rank = (self.intervals * pct).div_ceil(100).max(1);
+        let mut seen = 0;
+        for (b, &n) in self.hist.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return bucket_floor(b)
+                    .max(self.interval_min_ns)
+                    .min(self.interval_max_ns);
+            }
+        }
+        self.interval_max_ns
+    }
+}
+
+/// One scheduling event in the trace window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TraceEvent {
+    /// `cpu` switched from `from` to `to` (None: idle).
+    Switch {
+        t: u64,
+        cpu: usize,
+        from: Option<usize>,
+        to: Option<usize>,
+    },
+    /// `task` was woken by `waker_cpu` onto `target`, placed by `reason`.
+    Wakeup {
+        t: u64,
+        task: usize,
+        waker_cpu: usize,
+        target: usize,
+        reason: &'static str,
+    },
+    /// `task` moved from `from` to `to` because of `reason`.
+    Migrate {
+        t: u64,
+        task: usize,
+        from: usize,
+        to: usize,
+        reason: &'static str,
+    },
+}
+
+/// The window of simulated time to trace and a cap on its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct TraceWindow {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub max_events: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_monotone_and_tight() {
+        let mut last = 0;
+        for v in [0u64, 1, 15, 16, 17, 31, 32, 1000, 1 << 20, u64::MAX >> 1] {
+            let b = bucket_of(v);
+            assert!(b >= last);
+            last = b;
+            let floor = bucket_floor(b);
+            assert!(floor <= v && v - floor <= v / 16, "{v} -> {b} -> {floor}");
+        }
+    }
+
+    #[test]
+    fn percentiles() {
+        let mut m = MarkStats::new("op");
+        for d in 1..=100u64 {
+            m.record(d, 0, Some(d * 1000));
+        }
+        assert_eq!(m.interval_max_ns, 100_000);
+        let p50 = m.percentile_ns(50);
+        assert!((46_000..=50_000).contains(&p50), "{p50}");
+        let p99 = m.percentile_ns(99);
+        assert!((92_000..=99_000).contains(&p99), "{p99}");
+    }
+}

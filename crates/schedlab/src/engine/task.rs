@@ -1,0 +1,519 @@
+//! Running task programs: the interpreter, channels (buffers that block
+//! readers when empty and writers when full), sleeping, forking, exiting,
+//! and waking tasks up (locally, by direct remote enqueue, or by IPI).
+
+use super::cpu::{CpuState, SegKind};
+use super::stats::TraceEvent;
+use super::{Event, Sim};
+use crate::cfs::{weight_of_nice, Entity};
+use crate::cpuset::CpuSet;
+use crate::error::Result;
+use crate::limits;
+use crate::policy::wakeup::{self, WakeKind};
+use crate::policy::Feature;
+use crate::workload::program::{ChannelSpec, Insn, Time};
+use rand_core::RngCore;
+use rand_pcg::Pcg32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    Read(usize),
+    Write(usize),
+    Timer,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    Running(usize),
+    Queued(usize),
+    Blocked(Wait),
+    /// Woken; the wakeup is on its way to this CPU by IPI.
+    Waking(usize),
+    Exited,
+}
+
+/// What happens when the current segment ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    None,
+    /// The context switch to this task is done.
+    SwitchIn,
+    /// A syscall entry is done; check the channel again.
+    Recheck,
+    /// A write's copy is done: the data becomes readable.
+    Deposit {
+        chan: usize,
+        bytes: u64,
+    },
+    /// A read is done: wake writers waiting for space.
+    Drained {
+        chan: usize,
+    },
+    /// nanosleep's entry is done: sleep this long.
+    Sleep(u64),
+    /// fork's work is done: start the child.
+    Fork(usize),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Task {
+    pub name: String,
+    pub template: usize,
+    pub pc: usize,
+    loops: Vec<u64>,
+    pub state: TaskState,
+    /// The CPU whose queue the task is on, or last ran on ("prev" for wakeups).
+    pub cpu: usize,
+    /// The CPU whose cache holds the task's working set.
+    pub warm_cpu: Option<usize>,
+    pub affinity: CpuSet,
+    pub process: u32,
+    pub working_set_kib: u64,
+    pub pending: Pending,
+    /// Work (scaled) left of a preempted compute or refill.
+    pub compute_left: u64,
+    /// Blocked inside a read or write: the retry pays no syscall entry.
+    in_syscall: bool,
+    timer_gen: u64,
+    rng: Pcg32,
+    last_marks: Vec<u64>,
+    pub exited_ns: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Channel {
+    capacity: u64,
+    /// Bytes written or being written and not yet read.
+    used: u64,
+    /// Bytes a reader can take now.
+    readable: u64,
+    last_writer_cpu: Option<usize>,
+    pub readers: Vec<usize>,
+    pub writers: Vec<usize>,
+}
+
+impl Channel {
+    pub fn new(spec: &ChannelSpec) -> Self {
+        Channel {
+            capacity: spec.capacity,
+            used: 0,
+            readable: 0,
+            last_writer_cpu: None,
+            readers: Vec::new(),
+            writers: Vec::new(),
+        }
+    }
+}
+
+/// splitmix64: decorrelates per-task stream seeds.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+impl Sim {
+    /// Creates a task from template `tpl`: an initial task (parent None) or
+    /// a fork child of `parent`, placed by the fork path and made runnable.
+    pub(crate) fn start_task(&mut self, tpl: usize, parent: Option<usize>) -> Result<usize> {
+        let id = self.tasks.len();
+        limits::TASKS.check("tasks alive in the run", id as u64 + 1)?;
+        let t = &self.workload.templates[tpl];
+        let n = self.topo.ncpus();
+        let affinity = t.affinity.unwrap_or_else(|| CpuSet::first_n(n));
+        let weight = weight_of_nice(t.nice);
+        let parent_cpu = parent.map_or(0, |p| self.tasks[p].cpu);
+        self.tasks.push(Task {
+            name: t.name.clone(),
+            template: tpl,
+            pc: 0,
+            loops: Vec::new(),
+            state: TaskState::Blocked(Wait::Timer),
+            cpu: parent_cpu,
+            warm_cpu: None,
+            affinity,
+            // Each initial task or child is a process of its own unless the
+            // workload groups them.
+            process: t.process.unwrap_or(1_000_000 + id as u32),
+            working_set_kib: t.working_set_kib,
+            pending: Pending::None,
+            compute_left: 0,
+            in_syscall: false,
+            timer_gen: 0,
+            rng: Pcg32::new(mix(self.seed ^ mix(id as u64)), id as u64),
+            last_marks: vec![u64::MAX; self.workload.labels.len()],
+            exited_ns: None,
+        });
+        self.ents.push(Entity::new(weight, self.now));
+        let (cpu, reason) =
+            wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork);
+        self.tasks[id].cpu = cpu;
+        self.counters.bump(self.ids.forks);
+        if cpu != parent_cpu {
+            self.trace_event(TraceEvent::Migrate {
+                t: self.now,
+                task: id,
+                from: parent_cpu,
+                to: cpu,
+                reason,
+            });
+        }
+        // wake_up_new_task: fork placement, enqueue, preemption check.
+        self.touch_rq(cpu);
+        let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
+        let rq = &self.cpus[cpu].rq;
+        rq.place_entity(&mut self.ents[id], true, era, &f, &tun);
+        self.cpus[cpu].rq.enqueue(id, &self.ents);
+        self.tasks[id].state = TaskState::Queued(cpu);
+        self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu);
+        Ok(id)
+    }
+
+    fn sample(&mut self, task: usize, t: Time) -> u64 {
+        if t.jitter_pct == 0 {
+            return t.ns;
+        }
+        let span = t.ns * t.jitter_pct as u64 / 100;
+        let lo = t.ns - span;
+        lo + self.tasks[task].rng.next_u64() % (2 * span + 1)
+    }
+
+    /// The current task of `cpu` carries on: a preempted compute first, then its program.
+    pub(crate) fn resume(&mut self, cpu: usize) {
+        let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
+        let left = std::mem::take(&mut self.tasks[task].compute_left);
+        if left > 0 {
+            self.start_work(cpu, SegKind::User, left, Pending::None);
+            return;
+        }
+        self.advance(cpu, task);
+    }
+
+    /// Interprets the program until an instruction takes time or blocks.
+    fn advance(&mut self, cpu: usize, task: usize) {
+        loop {
+            let tpl = self.tasks[task].template;
+            let pc = self.tasks[task].pc;
+            let Some(&insn) = self.workload.templates[tpl].code.get(pc) else {
+                self.exit_task(cpu, task);
+                return;
+            };
+            match insn {
+                Insn::Compute(t) => {
+                    self.tasks[task].pc += 1;
+                    let ns = self.sample(task, t);
+                    self.start_segment(cpu, SegKind::User, ns, Pending::None);
+                    return;
+                }
+                Insn::Write { chan, bytes } => {
+                    let ch = &mut self.chans[chan];
+                    if ch.capacity - ch.used >= bytes {
+                        ch.used += bytes;
+                        let cost = self.syscall_entry(task) + self.cost.copy(bytes);
+                        self.tasks[task].pc += 1;
+                        self.start_segment(
+                            cpu,
+                            SegKind::Kernel,
+                            cost,
+                            Pending::Deposit { chan, bytes },
+                        );
+                    } else {
+                        self.wait_or_enter(cpu, task, Wait::Write(chan));
+                    }
+                    return;
+                }
+                Insn::Read { chan, bytes } => {
+                    let ch = &mut self.chans[chan];
+                    if ch.readable > 0 {
+                        let take = ch.readable.min(bytes);
+                        ch.readable -= take;
+                        ch.used -= take;
+                        let from = ch.last_writer_cpu.unwrap_or(cpu);
+                        let cost = self.syscall_entry(task)
+                            + self.cost.copy(take)
+                            + self.cost.data_transfer(&self.topo, take, from, cpu);
+                        self.tasks[task].pc += 1;
+                        self.start_segment(cpu, SegKind::Kernel, cost, Pending::Drained { chan });
+                    } else {
+                        self.wait_or_enter(cpu, task, Wait::Read(chan));
+                    }
+                    return;
+                }
+                Insn::Sleep(t) => {
+                    self.tasks[task].pc += 1;
+                    let ns = self.sample(task, t);
+                    let cost = self.cost.syscall();
+                    self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+                    return;
+                }
+                Insn::LoopStart { count } => {
+                    let t = &mut self.tasks[task];
+                    t.loops.push(count);
+                    t.pc += 1;
+                }
+                Insn::LoopEnd { body } => {
+                    let t = &mut self.tasks[task];
+                    let top = t.loops.last_mut().expect("compiled loops are balanced");
+                    *top -= 1;
+                    if *top > 0 {
+                        t.pc = body;
+                    } else {
+                        t.loops.pop();
+                        t.pc += 1;
+                    }
+                }
+                Insn::Mark(label) => {
+                    let now = self.now;
+                    let last = std::mem::replace(&mut self.tasks[task].last_marks[label], now);
+                    let interval = (last != u64::MAX).then(|| now - last);
+                    self.marks[label].record(now, task, interval);
+                    self.tasks[task].pc += 1;
+                }
+                Insn::Fork(child) => {
+                    self.tasks[task].pc += 1;
+                    let cost = self.cost.fork();
+                    self.start_segment(cpu, SegKind::Kernel, cost, Pending::Fork(child));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The syscall entry cost, unless the task is resuming a blocked call.
+    fn syscall_entry(&mut self, task: usize) -> u64 {
+        if std::mem::take(&mut self.tasks[task].in_syscall) {
+            0
+        } else {
+            self.cost.syscall()
+        }
+    }
+
+    /// A read or write that cannot proceed: enter the syscall (paying its
+    /// entry), then sleep if it still cannot.
+    fn wait_or_enter(&mut self, cpu: usize, task: usize, wait: Wait) {
+        if self.tasks[task].in_syscall {
+            self.block(cpu, task, wait);
+        } else {
+            self.tasks[task].in_syscall = true;
+            let cost = self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Recheck);
+        }
+    }
+
+    pub(crate) fn apply_pending(&mut self, cpu: usize, task: usize, pending: Pending) {
+        match pending {
+            Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
+            Pending::SwitchIn => {
+                let ws = self.tasks[task].working_set_kib;
+                let warm = self.tasks[task].warm_cpu.replace(cpu);
+                match warm {
+                    Some(from) if from != cpu && ws > 0 => {
+                        let refill = self.cost.cache_refill(&self.topo, ws, from, cpu);
+                        self.start_segment(cpu, SegKind::User, refill, Pending::None);
+                    }
+                    _ => self.continue_or_preempt(cpu),
+                }
+            }
+            Pending::Deposit { chan, bytes } => {
+                let ch = &mut self.chans[chan];
+                ch.readable += bytes;
+                ch.last_writer_cpu = Some(cpu);
+                let waiters = std::mem::take(&mut ch.readers);
+                self.wake_all(cpu, waiters);
+            }
+            Pending::Drained { chan } => {
+                let waiters = std::mem::take(&mut self.chans[chan].writers);
+                self.wake_all(cpu, waiters);
+            }
+            Pending::Sleep(ns) => {
+                self.block(cpu, task, Wait::Timer);
+                let gen = self.tasks[task].timer_gen;
+                self.queue.push(self.now + ns, Event::Timer { task, gen });
+            }
+            Pending::Fork(child) => {
+                // A run that would exceed the task limit stops forking.
+                let _ = self.start_task(child, Some(task));
+                self.continue_or_preempt(cpu);
+            }
+        }
+    }
+
+    /// Wakes every waiter (pipe and socket writes and reads wake with the
+    /// sync hint); the waker pays for each wakeup before continuing.
+    fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>) {
+        let mut woken = 0;
+        for w in waiters {
+            if self.try_to_wake_up(w, Some(cpu), true) {
+                woken += 1;
+            }
+        }
+        if woken > 0 {
+            let cost = woken * self.cost.wakeup();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
+        } else {
+            self.continue_or_preempt(cpu);
+        }
+    }
+
+    fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
+        self.touch_rq(cpu);
+        self.touch_task(task);
+        self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        self.tasks[task].state = TaskState::Blocked(wait);
+        match wait {
+            Wait::Read(c) => self.chans[c].readers.push(task),
+            Wait::Write(c) => self.chans[c].writers.push(task),
+            Wait::Timer => self.tasks[task].timer_gen += 1,
+        }
+        self.schedule(cpu);
+    }
+
+    fn exit_task(&mut self, cpu: usize, task: usize) {
+        self.touch_rq(cpu);
+        self.touch_task(task);
+        self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        let rq = &mut self.cpus[cpu].rq;
+        rq.pelt
+            .detach(&self.ents[task].pelt, self.ents[task].weight);
+        self.tasks[task].state = TaskState::Exited;
+        self.tasks[task].exited_ns = Some(self.now);
+        self.schedule(cpu);
+    }
+
+    pub(crate) fn timer_fired(&mut self, task: usize, gen: u64) {
+        let t = &self.tasks[task];
+        if t.state == TaskState::Blocked(Wait::Timer) && t.timer_gen == gen {
+            // The timer interrupt runs on the CPU the task slept on.
+            self.try_to_wake_up(task, None, false);
+        }
+    }
+
+    /// try_to_wake_up: picks a CPU for a blocked task and makes it runnable
+    /// there. `waker_cpu` None means an interrupt on the task's own CPU.
+    /// Returns false if the task was not blocked.
+    pub(crate) fn try_to_wake_up(
+        &mut self,
+        task: usize,
+        waker_cpu: Option<usize>,
+        sync: bool,
+    ) -> bool {
+        if !matches!(self.tasks[task].state, TaskState::Blocked(_)) {
+            return false;
+        }
+        let prev = self.tasks[task].cpu;
+        let this = waker_cpu.unwrap_or(prev);
+        let (target, reason) =
+            wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
+        self.trace_event(TraceEvent::Wakeup {
+            t: self.now,
+            task,
+            waker_cpu: this,
+            target,
+            reason,
+        });
+        if target != prev {
+            self.counters.bump(self.ids.migrations_wakeup);
+            self.trace_event(TraceEvent::Migrate {
+                t: self.now,
+                task,
+                from: prev,
+                to: target,
+                reason,
+            });
+        }
+        if target == this {
+            self.counters.bump(self.ids.ttwu_local);
+            self.activate(task, target);
+            self.notify_enqueued(target, task, false);
+            return true;
+        }
+        self.counters.bump(self.ids.ttwu_remote);
+        if self.wakeup_is_queued(this, target) {
+            // TTWU_QUEUE: the target enqueues it when the IPI arrives.
+            self.counters.bump(self.ids.ipi_sent);
+            self.tasks[task].state = TaskState::Waking(target);
+            self.queue.push(
+                self.now + self.cost.ipi_latency(),
+                Event::WakeArrive { cpu: target, task },
+            );
+        } else {
+            self.activate(task, target);
+            self.notify_enqueued(target, task, true);
+        }
+        true
+    }
+
+    /// Whether a remote wakeup goes through the target's wake list and an
+    /// IPI rather than a direct enqueue (TTWU_QUEUE; not in 2.6.2x).
+    fn wakeup_is_queued(&self, this: usize, target: usize) -> bool {
+        if !self.policy.features.has(Feature::TtwuQueue) {
+            return false;
+        }
+        let shares_llc = self.topo.cpus[this].llc == self.topo.cpus[target].llc;
+        !shares_llc || (self.policy.era == crate::policy::Era::V6_5 && self.cpu_idle(target))
+    }
+
+    pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
+        self.activate(task, cpu);
+        self.notify_enqueued(cpu, task, false);
+    }
+
+    /// Makes a woken task runnable on `cpu`: moves its vruntime and load
+    /// between queues if it changed CPU, places it, enqueues it.
+    fn activate(&mut self, task: usize, cpu: usize) {
+        let from = self.tasks[task].cpu;
+        self.touch_task(task);
+        if from != cpu {
+            self.touch_rq(from);
+            let e = &self.ents[task];
+            self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
+            let old_min = self.cpus[from].rq.min_vruntime;
+            self.touch_rq(cpu);
+            let e = &mut self.ents[task];
+            // Keep the task's lag relative to its queue (modular, like the kernel's u64).
+            e.vruntime = e
+                .vruntime
+                .wrapping_sub(old_min)
+                .wrapping_add(self.cpus[cpu].rq.min_vruntime);
+            self.cpus[cpu]
+                .rq
+                .pelt
+                .attach(&self.ents[task].pelt, self.ents[task].weight);
+            self.tasks[task].cpu = cpu;
+        } else {
+            self.touch_rq(cpu);
+        }
+        let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
+        let rq = &self.cpus[cpu].rq;
+        rq.place_entity(&mut self.ents[task], false, era, &f, &tun);
+        self.cpus[cpu].rq.enqueue(task, &self.ents);
+        self.tasks[task].state = TaskState::Queued(cpu);
+    }
+
+    /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt
+    /// its current task if the woken one should run first. `remote` means
+    /// the enqueuer is another CPU, which needs an IPI to do either.
+    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool) {
+        let ipi = if remote { self.cost.ipi_latency() } else { 0 };
+        match self.cpus[cpu].state {
+            CpuState::Idle => {
+                if remote && !self.cpus[cpu].kick_pending {
+                    self.counters.bump(self.ids.ipi_sent);
+                }
+                self.kick(cpu, self.now + ipi);
+            }
+            CpuState::ExitingIdle => {}
+            CpuState::Running => {
+                if self.check_preempt_wakeup(cpu, task) {
+                    if remote {
+                        self.counters.bump(self.ids.ipi_sent);
+                        self.queue.push(self.now + ipi, Event::Resched { cpu });
+                    } else {
+                        self.resched_local(cpu);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Load tracking: PELT in the kernel's integer fixed point, and the 2.6.2x /
+//! 4.15 `cpu_load[]` indexes with `source_load` / `target_load`.
+//!
+//! PELT: time is cut into 1024 us periods; a period's contribution decays by
+//! y per period with y^32 = 1/2. Sums saturate at [`LOAD_AVG_MAX`].
+
+/// The largest value a PELT sum of a always-running entity reaches.
+pub const LOAD_AVG_MAX: u64 = 47742;
+/// PELT periods for the contribution to halve.
+const LOAD_AVG_PERIOD: u64 = 32;
+/// y^n x (2^32 - 1) for n in 0..32, generated as the kernel's sched-pelt.c does.
+const Y_INV: [u64; 32] = [
+    0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,
+    0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46,
+    0xb504f333, 0xb123f581, 0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
+    0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
+];
+/// One unit of capacity / utilisation.
+pub const SCHED_CAPACITY_SCALE: u64 = 1024;
+
+/// val x y^n.
+pub fn decay_load(val: u64, n: u64) -> u64 {
+    if n > LOAD_AVG_PERIOD * 63 {
+        return 0;
+    }
+    let mut val = val;
+    let mut n = n;
+    if n >= LOAD_AVG_PERIOD {
+        val >>= n / LOAD_AVG_PERIOD;
+        n %= LOAD_AVG_PERIOD;
+    }
+    ((val as u128 * Y_INV[n as usize] as u128) >> 32) as u64
+}
+
+/// The contribution of `periods` full periods after a partial one of `d1` us
+/// and before a partial one of `d3` us.
+fn accumulate_segments(periods: u64, d1: u64, d3: u64) -> u64 {
+    let c1 = decay_load(d1, periods);
+    let c2 = LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX, periods) - 1024;
+    c1 + c2 + d3
+}
+
+/// One PELT signal set (a task's or a run queue's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pelt {
+    last_update_ns: u64,
+    period_contrib: u64,
+    pub load_sum: u64,
+    pub runnable_sum: u64,
+    pub util_sum: u64,
+    pub load_avg: u64,
+    pub runnable_avg: u64,
+    pub util_avg: u64,
+}
+
+impl Pelt {
+    pub fn new(now_ns: u64) -> Self {
+        Pelt {
+            last_update_ns: now_ns,
+            ..Default::default()
+        }
+    }
+
+    /// Brings the signals up to `now_ns`, where since the last update the
+    /// entity had weight `load` runnable (a run queue: the sum of its runnable
+    /// weights; a task: 1 while runnable), `runnable` runnable tasks, and was
+    /// running or not. `weight` scales load_avg (1 for run queues, whose
+    /// load_sum is already weighted).
+    pub fn update(&mut self, now_ns: u64, load: u64, runnable: u64, running: bool, weight: u64) {
+        // Time in ~microseconds (1024 ns), as the kernel does.
+        let Some(elapsed) = now_ns.checked_sub(self.last_update_ns) else {
+            return;
+        };
+        let mut delta = elapsed >> 10;
+        if delta == 0 {
+            return;
+        }
+        self.last_update_ns += delta << 10;
+        delta += self.period_contrib;
+        let periods = delta / 1024;
+        let contrib = if periods > 0 {
+            self.load_sum = decay_load(self.load_sum, periods);
+            self.runnable_sum = decay_load(self.runnable_sum, periods);
+            self.util_sum = decay_load(self.util_sum, periods);
+            let d1 = 1024 - self.period_contrib;
+            delta %= 1024;
+            if load > 0 || runnable > 0 || running {
+                accumulate_segments(periods, d1, delta)
+            } else {
+                0
+            }
+        } else {
+            delta - self.period_contrib
+        };
+        self.period_contrib = delta;
+        if load > 0 {
+            self.load_sum += load * contrib;
+        }
+        if runnable > 0 {
+            self.runnable_sum += runnable * contrib * SCHED_CAPACITY_SCALE;
+        }
+        if running {
+            self.util_sum += contrib * SCHED_CAPACITY_SCALE;
+        }
+        let divider = LOAD_AVG_MAX - 1024 + self.period_contrib;
+        self.load_avg = weight * self.load_sum / divider;
+        self.runnable_avg = self.runnable_sum / divider;
+        self.util_avg = self.util_sum / divider;
+    }
+
+    /// Removes a departing task's signals from a run queue's (migration).
+    pub fn detach(&mut self, task: &Pelt, task_weight: u64) {
+        self.load_avg = self.load_avg.saturating_sub(task.load_avg);
+        self.load_sum = self.load_sum.saturating_sub(task.load_sum * task_weight);
+        self.util_avg = self.util_avg.saturating_sub(task.util_avg);
+        self.util_sum = self.util_sum.saturating_sub(task.util_sum);
+        self.runnable_avg = self.runnable_avg.saturating_sub(task.runnable_avg);
+        self.runnable_sum = self.runnable_sum.saturating_sub(task.runnable_sum);
+    }
+
+    /// Adds an arriving task's signals to a run queue's.
+    pub fn attach(&mut self, task: &Pelt, task_weight: u64) {
+        self.load_avg += task.load_avg;
+        self.load_sum += task.load_sum * task_weight;
+        self.util_avg += task.util_avg;
+        self.util_sum += task.util_sum;
+        self.runnable_avg += task.runnable_avg;
+        self.runnable_sum += task.runnable_sum;
+    }
+}
+
+/// The 2.6.2x / 4.15 per-CPU load history: cpu_load[0] is the instantaneous
+/// load, cpu_load[i] a decaying average with weight 1/2^i, updated each tick.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuLoad {
+    pub cpu_load: [u64; 5],
+}
+
+impl CpuLoad {
+    /// One tick's update with the current load.
+    pub fn tick(&mut self, current: u64) {
+        self.cpu_load[0] = current;
+        for i in 1..5 {
+            let scale = 1u64 << i;
+            let old = self.cpu_load[i];
+            // Round up when rising so the average can reach the new value.
+            let new = if current > old {
+                current + scale - 1
+            } else {
+                current
+            };
+            self.cpu_load[i] = (old * (scale - 1) + new) >> i;
+        }
+    }
+
+    /// A conservative load estimate of a CPU tasks may move from: the lower of
+    /// the history at `idx` and the current load (with LB_BIAS; else current).
+    pub fn source_load(&self, current: u64, idx: u32, lb_bias: bool) -> u64 {
+        if idx == 0 || !lb_bias {
+            current
+        } else {
+            self.cpu_load[idx as usize - 1].min(current)
+        }
+    }
+
+    /// The higher of the two: a CPU tasks may move to.
+    pub fn target_load(&self, current: u64, idx: u32, lb_bias: bool) -> u64 {
+        if idx == 0 || !lb_bias {
+            current
+        } else {
+            self.cpu_load[idx as usize - 1].max(current)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn decay_halves_every_32_periods() {
+        // Like the kernel, y^0 is (2^32 - 1) / 2^32, so whole halvings lose one.
+        assert_eq!(decay_load(1 << 20, 32), (1 << 19) - 1);
+        assert_eq!(decay_load(1 << 20, 64), (1 << 18) - 1);
+        assert_eq!(decay_load(1 << 20, 16), 741_455); // 2^20 / sqrt(2)
+        assert_eq!(decay_load(12345, 0), 12344); // y^0 is (2^32 - 1) / 2^32
+        assert_eq!(decay_load(u32::MAX as u64, 3000), 0);
+    }
+
+    #[test]
+    fn always_running_converges_to_the_kernel_maximum() {
+        let mut p = Pelt::new(0);
+        let mut now = 0;
+        for _ in 0..2000 {
+            now += MS;
+            p.update(now, 1, 1, true, 1024);
+        }
+        // util_avg tends to 1024 and load_avg to the weight; the sums to
+        // LOAD_AVG_MAX within one period's rounding.
+        assert!(p.util_avg >= 1000 && p.util_avg <= 1024, "{}", p.util_avg);
+        assert!(p.load_avg >= 1000 && p.load_avg <= 1024, "{}", p.load_avg);
+        assert!(
+            p.load_sum <= LOAD_AVG_MAX && p.load_sum > LOAD_AVG_MAX - 1100,
+            "{}",
+            p.load_sum
+        );
+    }
+
+    #[test]
+    fn sleeping_halves_every_32_ms() {
+        let mut p = Pelt::new(0);
+        let mut now = 0;
+        for _ in 0..400 {
+            now += MS;
+            p.update(now, 1, 1, true, 1024);
+        }
+        // 32 periods of 1024 us = 32.768 ms of sleep halve the signal.
+        let before = p.util_sum;
+        let period_ns = 1024 * 1024;
+        p.update(now + 32 * period_ns, 0, 0, false, 1024);
+        let ratio = p.util_sum as f64 / before as f64;
+        assert!((ratio - 0.5).abs() < 0.02, "{ratio}");
+        let before = p.util_sum;
+        p.update(now + 64 * period_ns, 0, 0, false, 1024);
+        assert!(((p.util_sum as f64 / before as f64) - 0.5).abs() < 0.02);
+    }
+
+    #[test]
+    fn cpu_load_indexes_follow_the_recurrence() {
+        let mut l = CpuLoad::default();
+        l.tick(1024);
+        // idx 1: (0 x 1 + 1024 + 1) / 2 = 512; idx 2: (0 + 1027) / 4 = 256.
+        assert_eq!(l.cpu_load, [1024, 512, 256, 128, 64]);
+        l.tick(0);
+        assert_eq!(l.cpu_load, [0, 256, 192, 112, 60]);
+        assert_eq!(l.source_load(0, 2, true), 0);
+        assert_eq!(l.target_load(0, 2, true), 256);
+        assert_eq!(l.target_load(0, 2, false), 0);
+    }
+}

@@ -1,0 +1,442 @@
+//! A small task-behaviour language: compute, write to and read from
+//! channels, sleep, loop, mark timing points, fork. A [`WorkloadSpec`] is what
+//! generators and users write (serde); [`Workload`] is its checked, compiled
+//! form with flat instruction arrays.
+
+use crate::cpuset::CpuSet;
+use crate::error::{Error, Result};
+use crate::limits;
+use serde::{Deserialize, Serialize};
+
+/// A duration, optionally jittered uniformly by +-`jitter_pct` percent
+/// (drawn from the task's own random stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Time {
+    pub ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jitter_pct: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+impl Time {
+    pub fn fixed(ns: u64) -> Self {
+        Time { ns, jitter_pct: 0 }
+    }
+}
+
+/// What kind of channel: decides whether a write's wakeup is sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelKind {
+    Pipe,
+    Unix,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSpec {
+    pub kind: ChannelKind,
+    /// Buffer size in bytes: a writer blocks when it is full.
+    #[serde(default = "default_capacity")]
+    pub capacity: u64,
+}
+
+fn default_capacity() -> u64 {
+    // A pipe's default buffer: 16 pages.
+    65536
+}
+
+/// One step of a task's program.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Run in user space for a while.
+    Compute(Time),
+    /// Write `bytes` to a channel; blocks while the buffer is full.
+    Write { chan: usize, bytes: u64 },
+    /// Read up to `bytes` from a channel; blocks while it is empty.
+    Read { chan: usize, bytes: u64 },
+    /// Sleep on a timer.
+    Sleep(Time),
+    /// Repeat the body `count` times.
+    Loop { count: u64, body: Vec<Op> },
+    /// Repeat the body until the run ends.
+    Forever(Vec<Op>),
+    /// Record a timing point under a label.
+    Mark(String),
+    /// Start a child task, placed by the fork path.
+    Fork(Box<TaskSpec>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "is_zero_i8")]
+    pub nice: i8,
+    /// CPUs the task may run on, as a Linux cpulist ("0-3,8"); all when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+    /// Tasks with the same process id are threads of one process: switching
+    /// between them needs no address-space change. Omitted: a process of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<u32>,
+    /// Hot working set in KiB, refilled after a migration.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub working_set_kib: u64,
+    pub program: Vec<Op>,
+}
+
+fn is_zero_i8(v: &i8) -> bool {
+    *v == 0
+}
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    #[serde(default)]
+    pub channels: Vec<ChannelSpec>,
+    pub tasks: Vec<TaskSpec>,
+}
+
+/// A compiled instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insn {
+    Compute(Time),
+    Write {
+        chan: usize,
+        bytes: u64,
+    },
+    Read {
+        chan: usize,
+        bytes: u64,
+    },
+    Sleep(Time),
+    /// Push a loop counter of `count` (u64::MAX: forever).
+    LoopStart {
+        count: u64,
+    },
+    /// Decrement the innermost counter; jump to `body` while it is positive.
+    LoopEnd {
+        body: usize,
+    },
+    Mark(usize),
+    /// Fork the compiled task `template`.
+    Fork(usize),
+}
+
+/// A checked task, ready to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskTemplate {
+    pub name: String,
+    pub nice: i8,
+    pub affinity: Option<CpuSet>,
+    pub process: Option<u32>,
+    pub working_set_kib: u64,
+    pub code: Vec<Insn>,
+}
+
+/// A checked workload: initial tasks, fork templates, channels, mark labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workload {
+    pub channels: Vec<ChannelSpec>,
+    /// Every task template; the first `initial` are started at time 0.
+    pub templates: Vec<TaskTemplate>,
+    pub initial: usize,
+    pub labels: Vec<String>,
+}
+
+fn takes_time(op: &Op) -> bool {
+    match op {
+        Op::Compute(_) | Op::Write { .. } | Op::Read { .. } | Op::Sleep(_) | Op::Fork(_) => true,
+        Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
+        Op::Mark(_) => false,
+    }
+}
+
+/// Parses a Linux cpulist ("0-3,8,10-11") for a machine of `ncpus` CPUs.
+pub fn parse_cpulist(text: &str, ncpus: usize) -> Result<CpuSet> {
+    let mut set = CpuSet::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let parse = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| Error::invalid(format!("cpulist {text:?}: {s:?} is not a CPU number")))
+        };
+        let (lo, hi) = (parse(lo)?, parse(hi)?);
+        if lo > hi || hi >= ncpus {
+            return Err(Error::invalid(format!(
+                "cpulist {text:?}: {part:?} is not a range of CPUs 0..={}",
+                ncpus - 1
+            )));
+        }
+        for c in lo..=hi {
+            set.insert(c);
+        }
+    }
+    if set.is_empty() {
+        return Err(Error::invalid(format!("cpulist {text:?} names no CPU")));
+    }
+    Ok(set)
+}
+
+impl Workload {
+    /// Checks a spec against a machine of `ncpus` CPUs and compiles it.
+    pub fn compile(spec: &WorkloadSpec, ncpus: usize) -> Result<Workload> {
+        if spec.tasks.is_empty() {
+            return Err(Error::invalid("workload has no tasks"));
+        }
+        for (i, c) in spec.channels.iter().enumerate() {
+            if c.capacity == 0 {
+                return Err(Error::invalid(format!(
+                    "channels[{i}].capacity must be at least 1 byte"
+                )));
+            }
+        }
+        let mut w = Workload {
+            channels: spec.channels.clone(),
+            templates: Vec::new(),
+            initial: spec.tasks.len(),
+            labels: Vec::new(),
+        };
+        // Initial tasks take the first template slots; forks append after.
+        w.templates.resize(
+            spec.tasks.len(),
+            TaskTemplate {
+                name: String::new(),
+                nice: 0,
+                affinity: None,
+                process: None,
+                working_set_kib: 0,
+                code: Vec::new(),
+            },
+        );
+        for (i, t) in spec.tasks.iter().enumerate() {
+            w.templates[i] = w.compile_task(t, &format!("tasks[{i}]"), ncpus)?;
+        }
+        limits::TASKS.check(
+            "workload tasks (initial and fork templates)",
+            w.templates.len() as u64,
+        )?;
+        Ok(w)
+    }
+
+    fn compile_task(&mut self, t: &TaskSpec, at: &str, ncpus: usize) -> Result<TaskTemplate> {
+        if !(-20..=19).contains(&t.nice) {
+            return Err(Error::invalid(format!(
+                "{at} ({}): nice {} is not in -20..=19",
+                t.name, t.nice
+            )));
+        }
+        let affinity = match &t.affinity {
+            Some(list) => Some(
+                parse_cpulist(list, ncpus)
+                    .map_err(|e| Error::invalid(format!("{at} ({}): {e}", t.name)))?,
+            ),
+            None => None,
+        };
+        let mut code = Vec::new();
+        self.compile_ops(
+            &t.program,
+            &mut code,
+            &format!("{at} ({}).program", t.name),
+            ncpus,
+        )?;
+        Ok(TaskTemplate {
+            name: t.name.clone(),
+            nice: t.nice,
+            affinity,
+            process: t.process,
+            working_set_kib: t.working_set_kib,
+            code,
+        })
+    }
+
+    fn compile_loop(
+        &mut self,
+        count: u64,
+        body: &[Op],
+        code: &mut Vec<Insn>,
+        here: &str,
+        ncpus: usize,
+    ) -> Result<()> {
+        // A body that takes no time would spin forever at one instant.
+        if !body.iter().any(takes_time) {
+            return Err(Error::invalid(format!(
+                "{here}: a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
+            )));
+        }
+        code.push(Insn::LoopStart { count });
+        let start = code.len();
+        self.compile_ops(body, code, &format!("{here}.body"), ncpus)?;
+        code.push(Insn::LoopEnd { body: start });
+        Ok(())
+    }
+
+    fn compile_ops(
+        &mut self,
+        ops: &[Op],
+        code: &mut Vec<Insn>,
+        at: &str,
+        ncpus: usize,
+    ) -> Result<()> {
+        for (i, op) in ops.iter().enumerate() {
+            let here = format!("{at}[{i}]");
+            match op {
+                Op::Compute(t) | Op::Sleep(t) => {
+                    if t.jitter_pct > 100 {
+                        return Err(Error::invalid(format!(
+                            "{here}: jitter_pct {} is over 100",
+                            t.jitter_pct
+                        )));
+                    }
+                    limits::SIM_TIME_NS.check(&format!("{here}: ns"), t.ns)?;
+                    code.push(if matches!(op, Op::Compute(_)) {
+                        Insn::Compute(*t)
+                    } else {
+                        Insn::Sleep(*t)
+                    });
+                }
+                Op::Write { chan, bytes } | Op::Read { chan, bytes } => {
+                    if *chan >= self.channels.len() {
+                        return Err(Error::invalid(format!(
+                            "{here}: channel {chan} does not exist (the workload has {})",
+                            self.channels.len()
+                        )));
+                    }
+                    if *bytes == 0 {
+                        return Err(Error::invalid(format!("{here}: bytes must be at least 1")));
+                    }
+                    if matches!(op, Op::Write { .. }) && *bytes > self.channels[*chan].capacity {
+                        return Err(Error::invalid(format!(
+                            "{here}: a {bytes}-byte write can never fit channel {chan}'s {}-byte buffer",
+                            self.channels[*chan].capacity
+                        )));
+                    }
+                    code.push(if matches!(op, Op::Write { .. }) {
+                        Insn::Write {
+                            chan: *chan,
+                            bytes: *bytes,
+                        }
+                    } else {
+                        Insn::Read {
+                            chan: *chan,
+                            bytes: *bytes,
+                        }
+                    });
+                }
+                Op::Loop { count: 0, .. } => {
+                    return Err(Error::invalid(format!(
+                        "{here}: a loop needs a count of at least 1"
+                    )));
+                }
+                Op::Loop { count, body } => self.compile_loop(*count, body, code, &here, ncpus)?,
+                Op::Forever(body) => self.compile_loop(u64::MAX, body, code, &here, ncpus)?,
+                Op::Mark(label) => {
+                    let id = match self.labels.iter().position(|l| l == label) {
+                        Some(id) => id,
+                        None => {
+                            self.labels.push(label.clone());
+                            self.labels.len() - 1
+                        }
+                    };
+                    code.push(Insn::Mark(id));
+                }
+                Op::Fork(child) => {
+                    let template = self.compile_task(child, &format!("{here}.fork"), ncpus)?;
+                    self.templates.push(template);
+                    code.push(Insn::Fork(self.templates.len() - 1));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: &str) -> WorkloadSpec {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn compiles_loops_marks_and_forks() {
+        let w = Workload::compile(
+            &spec(
+                r#"{"channels":[{"kind":"pipe"}],
+                    "tasks":[{"name":"parent","program":[
+                        {"fork":{"name":"child","program":[{"read":{"chan":0,"bytes":1}}]}},
+                        {"loop":{"count":3,"body":[{"write":{"chan":0,"bytes":1}},{"mark":"loop"}]}}]}]}"#,
+            ),
+            4,
+        )
+        .unwrap();
+        assert_eq!(w.initial, 1);
+        assert_eq!(w.templates.len(), 2);
+        assert_eq!(w.labels, vec!["loop"]);
+        assert_eq!(
+            w.templates[0].code,
+            vec![
+                Insn::Fork(1),
+                Insn::LoopStart { count: 3 },
+                Insn::Write { chan: 0, bytes: 1 },
+                Insn::Mark(0),
+                Insn::LoopEnd { body: 2 },
+            ]
+        );
+        assert_eq!(w.channels[0].capacity, 65536);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        let err = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"a","program":[{"loop":{"count":2,"body":[{"read":{"chan":3,"bytes":1}}]}}]}]}"#),
+            2,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "tasks[0] (a).program[0].body[0]: channel 3 does not exist (the workload has 0)"
+        );
+
+        let err = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"a","affinity":"0-4","program":[{"compute":{"ns":5}}]}]}"#),
+            4,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "tasks[0] (a): cpulist \"0-4\": \"0-4\" is not a range of CPUs 0..=3"
+        );
+
+        let err = Workload::compile(&spec(r#"{"tasks":[{"name":"a","program":[{"loop":{"count":0,"body":[{"compute":{"ns":1}}]}}]}]}"#), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a loop needs a count of at least 1"), "{err}");
+    }
+
+    #[test]
+    fn cpulists() {
+        assert_eq!(
+            parse_cpulist("0-2, 5", 8).unwrap().to_list_string(),
+            "0-2,5"
+        );
+        assert!(parse_cpulist("", 8).is_err());
+        assert!(parse_cpulist("3-1", 8).is_err());
+        assert!(parse_cpulist("x", 8).is_err());
+    }
+}

@@ -1,0 +1,268 @@
+//! The engine on small machines: closed-form costs, invariants under random
+//! machines and task mixes (proptest), determinism, idle states.
+
+use proptest::prelude::*;
+use schedlab::engine::{RunOutput, Sim, SimConfig};
+use schedlab::policy::{Era, PolicySpec};
+use schedlab::topology::{HwCosts, Layout, MachineSpec, Numbering, Shape, Topology};
+use schedlab::workload::program::{Workload, WorkloadSpec};
+
+fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) -> Topology {
+    Topology::from_spec(&MachineSpec {
+        name: "test".into(),
+        description: String::new(),
+        layout: Layout::Shape(Shape {
+            nodes,
+            packages_per_node: 1,
+            llcs_per_package: llcs,
+            cores_per_llc: cores,
+            threads_per_core: threads,
+            numbering: Numbering::SiblingsSplit,
+        }),
+        distances: None,
+        costs,
+    })
+    .unwrap()
+}
+
+fn run(
+    topo: &Topology,
+    era: Era,
+    workload_json: &str,
+    seed: u64,
+    duration_ns: Option<u64>,
+) -> RunOutput {
+    run_with(topo, PolicySpec::era(era), workload_json, seed, duration_ns)
+}
+
+fn run_with(
+    topo: &Topology,
+    policy: PolicySpec,
+    workload_json: &str,
+    seed: u64,
+    duration_ns: Option<u64>,
+) -> RunOutput {
+    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
+    let cfg = SimConfig {
+        policy: policy.resolve(topo.ncpus()).unwrap(),
+        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
+        topology: topo.clone(),
+        seed,
+        duration_ns,
+        trace: Some(schedlab::engine::stats::TraceWindow {
+            start_ns: 0,
+            end_ns: u64::MAX,
+            max_events: 100_000,
+        }),
+        check_invariants: true,
+    };
+    Sim::new(&cfg).unwrap().run().unwrap()
+}
+
+/// Two tasks, two pipes, one token: A writes p0 and reads p1, B the reverse.
+fn ping_pong(loops: u64, affinity: (&str, &str)) -> String {
+    format!(
+        r#"{{"channels":[{{"kind":"pipe"}},{{"kind":"pipe"}}],
+            "tasks":[
+              {{"name":"A","affinity":"{}","program":[{{"loop":{{"count":{loops},"body":[
+                  {{"mark":"loop"}},{{"write":{{"chan":0,"bytes":1}}}},{{"read":{{"chan":1,"bytes":1}}}}]}}}}]}},
+              {{"name":"B","affinity":"{}","program":[{{"loop":{{"count":{loops},"body":[
+                  {{"read":{{"chan":0,"bytes":1}}}},{{"write":{{"chan":1,"bytes":1}}}}]}}}}]}}]}}"#,
+        affinity.0, affinity.1
+    )
+}
+
+/// Per-loop times of task A after the first loop (which starts the pipeline).
+fn steady_loop_times(out: &RunOutput) -> Vec<u64> {
+    let loops = &out.marks[0].series;
+    loops.windows(2).skip(1).map(|w| w[1].0 - w[0].0).collect()
+}
+
+#[test]
+fn one_cpu_ping_pong_round_trip_is_the_sum_of_its_costs() {
+    let costs = HwCosts {
+        syscall_ns: 100,
+        wakeup_ns: 300,
+        context_switch_ns: 1200,
+        ..HwCosts::default()
+    };
+    let (s, w, c) = (costs.syscall_ns, costs.wakeup_ns, costs.context_switch_ns);
+    let no_preemption: PolicySpec =
+        serde_json::from_str(r#"{"era":"6.5","features":{"WAKEUP_PREEMPTION":false}}"#).unwrap();
+    let loop_times = |costs: &HwCosts, policy: &PolicySpec| {
+        let topo = machine(1, 1, 1, 1, costs.clone());
+        steady_loop_times(&run_with(
+            &topo,
+            policy.clone(),
+            &ping_pong(200, ("0", "0")),
+            1,
+            None,
+        ))
+    };
+
+    // Without wakeup preemption each side, per round trip: a write (syscall;
+    // copying 1 byte rounds to 0 ns), waking the other (wakeup), entering
+    // the read that blocks (syscall), one context switch to the other; the
+    // resumed read pays no second entry and, on one CPU, no transfer.
+    let round_trip = 2 * (2 * s + w + c);
+    let times = loop_times(&costs, &no_preemption);
+    assert_eq!(times.len(), 198);
+    assert!(
+        times.iter().all(|&t| t == round_trip),
+        "{:?} vs {round_trip}",
+        &times[..5]
+    );
+
+    // Doubling the context switch cost adds exactly two switches' worth.
+    let doubled = HwCosts {
+        context_switch_ns: 2 * c,
+        ..costs.clone()
+    };
+    let times2 = loop_times(&doubled, &no_preemption);
+    assert!(
+        times2.iter().all(|&t| t == round_trip + 2 * c),
+        "{:?}",
+        &times2[..5]
+    );
+
+    // With wakeup preemption (6.5's default) the woken reader preempts the
+    // writer right after the wakeup; its reply then finds the writer still
+    // runnable (no wakeup needed) and the writer's read finds the data
+    // (a plain syscall, no block): 4 syscalls, 1 wakeup, 2 switches.
+    let times3 = loop_times(&costs, &PolicySpec::era(Era::V6_5));
+    assert!(
+        times3.iter().all(|&t| t == 4 * s + w + 2 * c),
+        "{:?}",
+        &times3[..5]
+    );
+}
+
+#[test]
+fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
+    let costs = HwCosts::default();
+    let topo = machine(1, 1, 2, 1, costs);
+    let same = steady_loop_times(&run(&topo, Era::V6_5, &ping_pong(300, ("0", "0")), 1, None));
+    let split_out = run(&topo, Era::V6_5, &ping_pong(300, ("0", "1")), 1, None);
+    let split = steady_loop_times(&split_out);
+    let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len() as u64;
+    assert!(split_out.counters["ttwu.remote"] >= 2 * 299);
+    assert!(split_out.counters["ipi.sent"] >= 2 * 299);
+    // Each remote wakeup costs an IPI plus an idle exit instead of a context
+    // switch; with the default costs that is dearer.
+    let c = HwCosts::default();
+    let expected_extra = 2 * (c.ipi_ns + c.cstates[0].exit_latency_ns);
+
+    assert!(
+        mean(&split) > mean(&same) + expected_extra - 2 * c.context_switch_ns,
+        "{} {}",
+        mean(&same),
+        mean(&split)
+    );
+}
+
+#[test]
+fn a_longer_expected_idle_picks_a_deeper_cstate() {
+    let topo = machine(1, 1, 1, 1, HwCosts::default()); // C1 2 us, C1E 20, C3 100, C6 400 residency
+    let sleeper = |ns: u64| {
+        format!(
+            r#"{{"tasks":[{{"name":"s","program":[{{"loop":{{"count":200,"body":[{{"compute":{{"ns":1000}}}},{{"sleep":{{"ns":{ns}}}}}]}}}}]}}]}}"#
+        )
+    };
+    let short = run(&topo, Era::V6_5, &sleeper(5_000), 1, None);
+    let long = run(&topo, Era::V6_5, &sleeper(2_000_000), 1, None);
+    // avg_idle converges to the sleep length: 5 us fits only C1; 2 ms fits C6.
+    assert!(
+        short.counters.get("idle.enter.C1").copied().unwrap_or(0) > 150,
+        "{:?}",
+        short.counters
+    );
+    assert!(
+        long.counters.get("idle.enter.C6").copied().unwrap_or(0) > 150,
+        "{:?}",
+        long.counters
+    );
+}
+
+#[test]
+fn same_seed_same_run_other_seed_other_run() {
+    let topo = machine(1, 2, 2, 2, HwCosts::default());
+    let mix = r#"{"channels":[{"kind":"pipe","capacity":64}],"tasks":[
+        {"name":"w","program":[{"forever":[{"compute":{"ns":20000,"jitter_pct":50}},{"write":{"chan":0,"bytes":32}}]}]},
+        {"name":"r","program":[{"forever":[{"read":{"chan":0,"bytes":16}},{"compute":{"ns":9000,"jitter_pct":50}}]}]},
+        {"name":"c","program":[{"forever":[{"compute":{"ns":300000,"jitter_pct":30}},{"sleep":{"ns":50000,"jitter_pct":90}}]}]}]}"#;
+    let a = run(&topo, Era::V6_5, mix, 7, Some(20_000_000));
+    let b = run(&topo, Era::V6_5, mix, 7, Some(20_000_000));
+    let c = run(&topo, Era::V6_5, mix, 8, Some(20_000_000));
+    assert_eq!(format!("{:?}", a.trace), format!("{:?}", b.trace));
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(a.cpu_time, b.cpu_time);
+    assert_ne!(format!("{:?}", a.trace), format!("{:?}", c.trace));
+}
+
+/// One task of a random mix: (kind, time a, time b, pinned unless > 0).
+type TaskGene = (u8, u64, u64, u8);
+/// (nodes, LLCs per node, cores per LLC, threads per core, era index, tasks, seed).
+type MixGene = (u32, u32, u32, u32, usize, Vec<TaskGene>, u64);
+
+/// A random small machine and task mix.
+fn mix_strategy() -> impl Strategy<Value = MixGene> {
+    (
+        1u32..=2,  // nodes
+        1u32..=2,  // LLCs per node
+        1u32..=2,  // cores per LLC
+        1u32..=2,  // threads per core
+        0usize..4, // era
+        prop::collection::vec((0u8..3, 1_000u64..200_000, 1_000u64..500_000, 0u8..4), 1..7),
+        any::<u64>(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Invariants are checked after every event inside the run (task in
+    /// exactly one place, one task per CPU, queue bookkeeping, time
+    /// conservation); the run must finish without breaking one.
+    #[test]
+    fn invariants_hold_on_random_machines_and_mixes(
+        (nodes, llcs, cores, threads, era, tasks, seed) in mix_strategy()
+    ) {
+        let topo = machine(nodes, llcs, cores, threads, HwCosts::default());
+        let n = topo.ncpus();
+        let mut chans = Vec::new();
+        let mut specs = Vec::new();
+        for (i, &(kind, a, b, pin)) in tasks.iter().enumerate() {
+            let affinity = match pin {
+                0 => format!(r#","affinity":"{}""#, i % n),
+                _ => String::new(),
+            };
+            match kind {
+                0 => specs.push(format!(
+                    r#"{{"name":"c{i}"{affinity},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}}]}}]}}"#)),
+                1 => specs.push(format!(
+                    r#"{{"name":"h{i}"{affinity},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#, (i as i8 % 5) - 2)),
+                _ => {
+                    let (x, y) = (chans.len(), chans.len() + 1);
+                    chans.push(r#"{"kind":"pipe","capacity":8}"#.to_string());
+                    chans.push(r#"{"kind":"unix","capacity":8}"#.to_string());
+                    specs.push(format!(
+                        r#"{{"name":"p{i}"{affinity},"working_set_kib":64,"program":[{{"forever":[{{"write":{{"chan":{x},"bytes":4}}}},{{"read":{{"chan":{y},"bytes":8}}}},{{"compute":{{"ns":{a},"jitter_pct":20}}}}]}}]}}"#));
+                    specs.push(format!(
+                        r#"{{"name":"q{i}","program":[{{"forever":[{{"read":{{"chan":{x},"bytes":8}}}},{{"compute":{{"ns":{b},"jitter_pct":20}}}},{{"write":{{"chan":{y},"bytes":4}}}}]}}]}}"#));
+                }
+            }
+        }
+        let json = format!(r#"{{"channels":[{}],"tasks":[{}]}}"#, chans.join(","), specs.join(","));
+        let out = run(&topo, Era::ALL[era], &json, seed, Some(30_000_000));
+        prop_assert_eq!(out.end_ns, 30_000_000);
+        prop_assert!(out.events > 100);
+        for t in &out.cpu_time {
+            prop_assert_eq!(t.total(), out.end_ns);
+        }
+        let busy: u64 = out.cpu_time.iter().map(|t| t.busy_ns).sum();
+        let exec: u64 = out.tasks.iter().map(|t| t.sum_exec_ns).sum();
+        // Tasks are charged for what their CPUs ran for them; kernel work
+        // (syscalls, switches) is charged to the task too, so exec >= busy.
+        prop_assert!(exec + 1_000 >= busy, "exec {} busy {}", exec, busy);
+    }
+}
