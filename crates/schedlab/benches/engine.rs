@@ -24,10 +24,18 @@ fn config(machine: &str, era: Era, workload: &str, duration_ns: u64) -> SimConfi
 
 fn pinned_ping_pong() -> SimConfig {
     let side = |name: &str, cpu: u32, first: &str, second: &str| {
-        format!(r#"{{"name":"{name}","affinity":"{cpu}","program":[{{"forever":[{first},{second}]}}]}}"#)
+        format!(
+            r#"{{"name":"{name}","affinity":"{cpu}","program":[{{"forever":[{first},{second}]}}]}}"#
+        )
     };
-    let (w0, r0) = (r#"{"write":{"chan":0,"bytes":1}}"#, r#"{"read":{"chan":0,"bytes":1}}"#);
-    let (w1, r1) = (r#"{"write":{"chan":1,"bytes":1}}"#, r#"{"read":{"chan":1,"bytes":1}}"#);
+    let (w0, r0) = (
+        r#"{"write":{"chan":0,"bytes":1}}"#,
+        r#"{"read":{"chan":0,"bytes":1}}"#,
+    );
+    let (w1, r1) = (
+        r#"{"write":{"chan":1,"bytes":1}}"#,
+        r#"{"read":{"chan":1,"bytes":1}}"#,
+    );
     let json = format!(
         r#"{{"channels":[{{"kind":"pipe"}},{{"kind":"pipe"}}],"tasks":[{},{}]}}"#,
         side("a", 0, w0, r1),
@@ -55,17 +63,26 @@ fn overloaded_mix() -> SimConfig {
             r#"{{"name":"h{i}","program":[{{"forever":[{{"compute":{{"ns":2000000,"jitter_pct":50}}}},{{"sleep":{{"ns":500000,"jitter_pct":50}}}}]}}]}}"#
         ));
     }
-    let json = format!(r#"{{"channels":[{}],"tasks":[{}]}}"#, chans.join(","), tasks.join(","));
+    let json = format!(
+        r#"{{"channels":[{}],"tasks":[{}]}}"#,
+        chans.join(","),
+        tasks.join(",")
+    );
     config("ivb-ep-2s", Era::V6_5, &json, 100_000_000)
 }
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     group.sample_size(10);
-    for (name, cfg) in [("pinned_ping_pong", pinned_ping_pong()), ("overloaded_mix_400_tasks", overloaded_mix())] {
+    for (name, cfg) in [
+        ("pinned_ping_pong", pinned_ping_pong()),
+        ("overloaded_mix_400_tasks", overloaded_mix()),
+    ] {
         let events = Sim::new(&cfg).unwrap().run().unwrap().events;
         group.throughput(Throughput::Elements(events));
-        group.bench_function(name, |b| b.iter(|| Sim::new(&cfg).unwrap().run().unwrap().events));
+        group.bench_function(name, |b| {
+            b.iter(|| Sim::new(&cfg).unwrap().run().unwrap().events)
+        });
     }
     group.finish();
 }

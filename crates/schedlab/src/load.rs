@@ -108,6 +108,29 @@ impl Pelt {
         self.util_avg = self.util_sum / divider;
     }
 
+    /// A new task's signals (init_entity_runnable_average and
+    /// post_init_entity_util_avg): load as if always runnable, and half the
+    /// capacity its queue has spare (in proportion to weight if it has load).
+    pub fn new_task(now_ns: u64, weight: u64, rq: &Pelt) -> Self {
+        let divider = LOAD_AVG_MAX - 1024;
+        let cap = SCHED_CAPACITY_SCALE.saturating_sub(rq.util_avg) / 2;
+        let util_avg = if rq.util_avg > 0 {
+            (rq.util_avg * weight / (rq.load_avg + 1)).min(cap)
+        } else {
+            cap
+        };
+        Pelt {
+            last_update_ns: now_ns,
+            period_contrib: 0,
+            load_sum: divider,
+            runnable_sum: divider * SCHED_CAPACITY_SCALE,
+            util_sum: util_avg * divider,
+            load_avg: weight,
+            runnable_avg: SCHED_CAPACITY_SCALE,
+            util_avg,
+        }
+    }
+
     /// Removes a departing task's signals from a run queue's (migration).
     pub fn detach(&mut self, task: &Pelt, task_weight: u64) {
         self.load_avg = self.load_avg.saturating_sub(task.load_avg);

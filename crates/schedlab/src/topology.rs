@@ -98,6 +98,8 @@ pub struct HwCosts {
     pub thread_switch_ns: u64,
     /// The waker's work in try_to_wake_up (enqueue, preemption check).
     pub wakeup_ns: u64,
+    /// Checking one CPU while searching for an idle one (select_idle_sibling).
+    pub scan_ns_per_cpu: u64,
     /// From sending a reschedule IPI to the remote handler running.
     pub ipi_ns: u64,
     /// Extra IPI cost in a guest (VM exit and injection); 0 on bare metal.
@@ -124,6 +126,7 @@ impl Default for HwCosts {
             context_switch_ns: 1200,
             thread_switch_ns: 800,
             wakeup_ns: 300,
+            scan_ns_per_cpu: 20,
             ipi_ns: 1200,
             virt_ipi_extra_ns: 0,
             cstates: haswell_cstates(),
@@ -687,11 +690,11 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 2450,
                 syscall_ns: 250,
-                context_switch_ns: 2500,
+                context_switch_ns: 3500,
                 thread_switch_ns: 1800,
                 wakeup_ns: 500,
                 ipi_ns: 1200,
-                virt_ipi_extra_ns: 1800,
+                virt_ipi_extra_ns: 2400,
                 cstates: vec![cstate("HLT", 2, 2)],
                 ..base
             },

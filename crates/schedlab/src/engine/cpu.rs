@@ -56,6 +56,8 @@ pub(crate) struct Cpu {
     /// Whether siblings were last told this CPU is busy.
     pub busy_notified: bool,
     pub kick_pending: bool,
+    /// Queued wakeups on their way here by IPI.
+    pub wake_pending: u32,
     pub cstate: usize,
     pub idle_since: u64,
     /// Moving average of idle periods (the kernel's avg_idle), ns.
@@ -80,6 +82,7 @@ impl Cpu {
             need_resched: false,
             busy_notified: false,
             kick_pending: false,
+            wake_pending: 0,
             cstate: 0,
             idle_since: 0,
             avg_idle_ns: initial_avg_idle_ns,
@@ -298,6 +301,11 @@ impl Sim {
         if let Some(&id) = self.ids.idle_enter.get(cstate) {
             self.counters.bump(id);
         }
+        // A core whose threads are all idle is an idle core (SMT only).
+        if self.siblings[cpu].len() > 1 && self.siblings[cpu].iter().all(|&s| self.cpu_idle(s)) {
+            let llc = self.topo.cpus[cpu].llc;
+            self.llc_has_idle_cores[llc] = true;
+        }
         if was_running {
             self.trace_event(TraceEvent::Switch {
                 t: now,
@@ -343,10 +351,17 @@ impl Sim {
         self.schedule(cpu);
     }
 
-    /// Whether `cpu` counts as idle for placement: idle and nothing queued.
+    /// Whether `cpu` is idle as modern kernels mean it (idle_cpu /
+    /// available_idle_cpu): nothing running, nothing queued, no wakeup on
+    /// its way.
     pub(crate) fn cpu_idle(&self, cpu: usize) -> bool {
         let c = &self.cpus[cpu];
-        c.state != CpuState::Running && c.rq.nr_running == 0
+        c.state != CpuState::Running && c.rq.nr_running == 0 && c.wake_pending == 0
+    }
+
+    /// 2.6.2x's idle_cpu: the idle task is current (tasks may be queued).
+    pub(crate) fn cpu_curr_idle(&self, cpu: usize) -> bool {
+        self.cpus[cpu].state != CpuState::Running
     }
 
     pub(crate) fn tick(&mut self, cpu: usize) {

@@ -70,7 +70,6 @@ struct CounterIds {
     ttwu_remote: usize,
     ipi_sent: usize,
     switches: usize,
-    migrations_wakeup: usize,
     forks: usize,
     /// `idle.enter.<C-state>`, by C-state index.
     idle_enter: Vec<usize>,
@@ -89,7 +88,6 @@ impl CounterIds {
             ttwu_remote: c.id("ttwu.remote"),
             ipi_sent: c.id("ipi.sent"),
             switches: c.id("sched.switches"),
-            migrations_wakeup: c.id("migrations.wakeup"),
             forks: c.id("sched.forks"),
         }
     }
@@ -123,6 +121,14 @@ pub struct Sim {
     check_invariants: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
+    /// Per LLC: some core has all its threads idle (set on idle, cleared by scans).
+    pub(crate) llc_has_idle_cores: Vec<bool>,
+    /// Per LLC: the moving average of select_idle_cpu's scan time (SIS_PROP).
+    pub(crate) llc_avg_scan_cost_ns: Vec<u64>,
+    /// Scan time of the wakeups of the current waker, charged to it.
+    wakeup_scan_ns: u64,
+    /// Counters named by (prefix, level, branch), interned on first use.
+    named: BTreeMap<(&'static str, &'static str, &'static str), usize>,
 }
 
 impl Sim {
@@ -137,6 +143,7 @@ impl Sim {
         let mut counters = Counters::default();
         let ids = CounterIds::new(&mut counters, &topo);
         let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
+        let nllc = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1);
         let mut sim = Sim {
             now: 0,
             queue: EventQueue::default(),
@@ -173,6 +180,10 @@ impl Sim {
             duration_set: cfg.duration_ns.is_some(),
             check_invariants: cfg.check_invariants,
             seg_touched: Vec::new(),
+            llc_has_idle_cores: vec![false; nllc],
+            llc_avg_scan_cost_ns: vec![0; nllc],
+            wakeup_scan_ns: 0,
+            named: BTreeMap::new(),
         };
         let tick = sim.policy.tunables.tick_ns();
         for c in 0..n {
@@ -299,6 +310,50 @@ impl Sim {
             Event::WakeArrive { cpu, task } => self.wake_arrive(cpu, task),
             Event::Resched { cpu } => self.resched_local(cpu),
             Event::Timer { task, gen } => self.timer_fired(task, gen),
+        }
+    }
+
+    /// Bumps the counter "prefix.level.branch" (or "prefix.branch" when
+    /// `level` is empty).
+    pub(crate) fn bump_named(
+        &mut self,
+        prefix: &'static str,
+        level: &'static str,
+        branch: &'static str,
+    ) {
+        let id = match self.named.get(&(prefix, level, branch)) {
+            Some(&id) => id,
+            None => {
+                let name = if level.is_empty() {
+                    format!("{prefix}.{branch}")
+                } else {
+                    format!("{prefix}.{level}.{branch}")
+                };
+                let id = self.counters.id(&name);
+                self.named.insert((prefix, level, branch), id);
+                id
+            }
+        };
+        self.counters.bump(id);
+    }
+
+    /// Counts what a placement decided: the wake_affine / select_idle_sibling
+    /// branch and the domain level a migration crossed.
+    fn count_placement(&mut self, placed: &crate::policy::wakeup::Placement, prev: usize) {
+        for &(prefix, level, branch) in placed.path.iter().flatten() {
+            self.bump_named(prefix, level, branch);
+        }
+        if placed.cpu != prev {
+            let level = self
+                .domains
+                .lowest_spanning(prev, placed.cpu)
+                .map_or("none", |d| d.level);
+            let kind = if placed.fork {
+                "migrations.fork"
+            } else {
+                "migrations.wakeup"
+            };
+            self.bump_named(kind, "", level);
         }
     }
 

@@ -78,6 +78,16 @@ pub(crate) struct Task {
     rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
+    /// The task this one last woke, and how often that changed (wake_wide).
+    pub last_wakee: Option<usize>,
+    pub wakee_flips: u64,
+    pub wakee_flip_decay_ns: u64,
+    /// 2.6.2x: how long the task runs on after waking another before it
+    /// sleeps (a 1/8-weight average), and its runtime when it last woke one.
+    pub avg_overlap_ns: u64,
+    pub last_wakeup_exec: Option<u64>,
+    /// 6.5: the CPU the task ran on before its previous one.
+    pub recent_used_cpu: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -144,12 +154,21 @@ impl Sim {
             rng: Pcg32::new(mix(self.seed ^ mix(id as u64)), id as u64),
             last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
+            last_wakee: None,
+            wakee_flips: 0,
+            wakee_flip_decay_ns: self.now,
+            avg_overlap_ns: 0,
+            last_wakeup_exec: None,
+            recent_used_cpu: parent_cpu,
         });
         self.ents.push(Entity::new(weight, self.now));
-        let (cpu, reason) =
+        let placed =
             wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork);
+        let (cpu, reason) = (placed.cpu, placed.reason);
         self.tasks[id].cpu = cpu;
+        self.tasks[id].recent_used_cpu = cpu;
         self.counters.bump(self.ids.forks);
+        self.count_placement(&placed, parent_cpu);
         if cpu != parent_cpu {
             self.trace_event(TraceEvent::Migrate {
                 t: self.now,
@@ -159,8 +178,11 @@ impl Sim {
                 reason,
             });
         }
-        // wake_up_new_task: fork placement, enqueue, preemption check.
+        // wake_up_new_task: initial load, fork placement, enqueue, preemption check.
         self.touch_rq(cpu);
+        let pelt = crate::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
+        self.ents[id].pelt = pelt;
+        self.cpus[cpu].rq.pelt.attach(&pelt, weight);
         let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
         let rq = &self.cpus[cpu].rq;
         rq.place_entity(&mut self.ents[id], true, era, &f, &tun);
@@ -343,13 +365,15 @@ impl Sim {
     /// sync hint); the waker pays for each wakeup before continuing.
     fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>) {
         let mut woken = 0;
+        self.wakeup_scan_ns = 0;
         for w in waiters {
             if self.try_to_wake_up(w, Some(cpu), true) {
                 woken += 1;
             }
         }
         if woken > 0 {
-            let cost = woken * self.cost.wakeup();
+            // Each wakeup's work, plus the CPUs its placement scanned.
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
             self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
         } else {
             self.continue_or_preempt(cpu);
@@ -359,6 +383,13 @@ impl Sim {
     fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
         self.touch_rq(cpu);
         self.touch_task(task);
+        // avg_overlap: how long the task ran on after it last woke another.
+        if let Some(at) = self.tasks[task].last_wakeup_exec.take() {
+            let sample = self.ents[task].sum_exec_ns - at;
+            let t = &mut self.tasks[task];
+            t.avg_overlap_ns =
+                (t.avg_overlap_ns as i64 + (sample as i64 - t.avg_overlap_ns as i64) / 8) as u64;
+        }
         self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
@@ -403,8 +434,18 @@ impl Sim {
         }
         let prev = self.tasks[task].cpu;
         let this = waker_cpu.unwrap_or(prev);
-        let (target, reason) =
-            wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
+        // The kernel syncs the wakee's load and accounts the waker before deciding.
+        self.touch_task(task);
+        self.touch_rq(this);
+        self.touch_rq(prev);
+        let waker = waker_cpu.and_then(|c| self.cpus[c].rq.curr);
+        if let Some(w) = waker {
+            self.tasks[w].last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
+        }
+        let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
+        let (target, reason) = (placed.cpu, placed.reason);
+        self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
+        self.count_placement(&placed, prev);
         self.trace_event(TraceEvent::Wakeup {
             t: self.now,
             task,
@@ -413,7 +454,6 @@ impl Sim {
             reason,
         });
         if target != prev {
-            self.counters.bump(self.ids.migrations_wakeup);
             self.trace_event(TraceEvent::Migrate {
                 t: self.now,
                 task,
@@ -433,6 +473,7 @@ impl Sim {
             // TTWU_QUEUE: the target enqueues it when the IPI arrives.
             self.counters.bump(self.ids.ipi_sent);
             self.tasks[task].state = TaskState::Waking(target);
+            self.cpus[target].wake_pending += 1;
             self.queue.push(
                 self.now + self.cost.ipi_latency(),
                 Event::WakeArrive { cpu: target, task },
@@ -455,6 +496,7 @@ impl Sim {
     }
 
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
+        self.cpus[cpu].wake_pending -= 1;
         self.activate(task, cpu);
         self.notify_enqueued(cpu, task, false);
     }

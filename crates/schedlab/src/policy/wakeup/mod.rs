@@ -1,0 +1,102 @@
+//! select_task_rq: where a woken or forked task runs, each era by its own
+//! functions: [`legacy`] (2.6.27 / 2.6.28), [`modern`] (4.15 and 6.5), and
+//! the fork/exec slow path [`slow`].
+//!
+//! Every decision records the branch that made it (for counters and the
+//! trace) in its [`Placement`].
+
+mod legacy;
+mod modern;
+mod slow;
+
+use crate::engine::Sim;
+use crate::policy::SdFlag;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeKind {
+    Wakeup,
+    Fork,
+}
+
+/// A placement decision and how it was reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub cpu: usize,
+    /// The deciding branch, for the trace ("wake_affine.idle", "sis.prev_idle", ...).
+    pub reason: &'static str,
+    /// Counters to bump: (prefix, level or "", branch).
+    pub path: [Option<(&'static str, &'static str, &'static str)>; 3],
+    /// CPUs examined while searching for an idle one (costs the waker time).
+    pub scanned: u32,
+    pub fork: bool,
+}
+
+impl Placement {
+    pub(crate) fn new(cpu: usize, reason: &'static str) -> Self {
+        Placement {
+            cpu,
+            reason,
+            path: [None; 3],
+            scanned: 0,
+            fork: false,
+        }
+    }
+
+    /// Records a counter step.
+    pub(crate) fn step(&mut self, prefix: &'static str, level: &'static str, branch: &'static str) {
+        if let Some(slot) = self.path.iter_mut().find(|s| s.is_none()) {
+            *slot = Some((prefix, level, branch));
+        }
+    }
+
+    pub(crate) fn decide(&mut self, cpu: usize, reason: &'static str) {
+        self.cpu = cpu;
+        self.reason = reason;
+    }
+}
+
+/// Returns where `task` runs. `prev` is its previous CPU (a fork child's:
+/// the parent's), `this` the CPU doing the wakeup or fork.
+pub(crate) fn select_task_rq(
+    sim: &mut Sim,
+    task: usize,
+    prev: usize,
+    this: usize,
+    sync: bool,
+    kind: WakeKind,
+) -> Placement {
+    let mut placed = match kind {
+        WakeKind::Fork => {
+            let mut p = if sim.policy.era.is_legacy() {
+                slow::sched_balance_self(sim, task, this, SdFlag::BalanceFork)
+            } else {
+                modern::select(sim, task, this, this, false, SdFlag::BalanceFork)
+            };
+            p.fork = true;
+            p
+        }
+        WakeKind::Wakeup if sim.policy.era.is_legacy() => {
+            legacy::select(sim, task, prev, this, sync)
+        }
+        WakeKind::Wakeup => modern::select(sim, task, prev, this, sync, SdFlag::BalanceWake),
+    };
+    // select_fallback_rq: a CPU the task may not use is never the answer.
+    if !sim.allowed(task).contains(placed.cpu) {
+        let allowed = sim.allowed(task);
+        let cpu = if allowed.contains(prev) {
+            prev
+        } else {
+            allowed.first().expect("affinity is never empty")
+        };
+        placed.decide(cpu, "affinity_fallback");
+    }
+    placed
+}
+
+/// Whether two CPUs share a last-level cache.
+pub(crate) fn shares_cache(sim: &Sim, a: usize, b: usize) -> bool {
+    sim.topo.cpus[a].llc == sim.topo.cpus[b].llc
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,290 @@
+//! The slow path for fork (SD_BALANCE_FORK), exec and SD_BALANCE_WAKE:
+//! from the highest domain with the flag downwards, pick the idlest group,
+//! then the idlest CPU in it, and continue in that CPU's child domain.
+//!
+//! 2.6.2x (sched_balance_self) and 4.15 compare groups by load on the
+//! forkexec_idx history; 6.5 classifies groups (has_spare < fully_busy <
+//! overloaded) first.
+
+use super::{legacy, Placement};
+use crate::cpuset::CpuSet;
+use crate::domains::Domain;
+use crate::engine::Sim;
+use crate::load::SCHED_CAPACITY_SCALE;
+use crate::policy::{Era, SdFlag};
+
+/// 2.6.2x sched_balance_self.
+pub(super) fn sched_balance_self(sim: &Sim, p: usize, this: usize, flag: SdFlag) -> Placement {
+    let start = sim
+        .domains
+        .of(this)
+        .enumerate()
+        .rev()
+        .find(|(_, d)| d.has(flag))
+        .map(|(i, _)| i);
+    let mut placed = Placement::new(this, "fork_local");
+    if let Some(level) = start {
+        let cpu = walk(sim, p, this, level, flag);
+        placed.step("select", "", "slow");
+        placed.decide(cpu, "find_idlest_cpu");
+    }
+    placed
+}
+
+/// find_idlest_cpu (4.15 / 6.5) from `this`'s domain at index `level`.
+pub(super) fn find_idlest_cpu(
+    sim: &Sim,
+    p: usize,
+    this: usize,
+    prev: usize,
+    level: usize,
+    flag: SdFlag,
+) -> usize {
+    let span = sim
+        .domains
+        .of(this)
+        .nth(level)
+        .map(|d| d.span)
+        .unwrap_or_default();
+    if span.intersection(sim.allowed(p)).is_empty() {
+        return prev;
+    }
+    walk(sim, p, this, level, flag)
+}
+
+/// The common descent: at each domain with `flag`, move to the idlest
+/// group's idlest CPU and continue below it.
+fn walk(sim: &Sim, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
+    let mut cpu = this;
+    let mut level = Some(level);
+    while let Some(li) = level {
+        let Some(sd) = sim.domains.of(cpu).nth(li) else {
+            break;
+        };
+        let child = li.checked_sub(1);
+        if !sd.has(flag) {
+            level = child;
+            continue;
+        }
+        let Some(group) = find_idlest_group(sim, sd, p, cpu) else {
+            level = child;
+            continue;
+        };
+        let new_cpu = find_idlest_group_cpu(sim, &group, p, cpu);
+        if new_cpu == cpu {
+            level = child;
+            continue;
+        }
+        // Continue in the highest domain of new_cpu below this one's size.
+        let weight = sd.span.len();
+        cpu = new_cpu;
+        level = sim
+            .domains
+            .of(cpu)
+            .enumerate()
+            .take_while(|(_, d)| d.span.len() < weight)
+            .filter(|(_, d)| d.has(flag))
+            .map(|(i, _)| i)
+            .last();
+    }
+    cpu
+}
+
+fn find_idlest_group(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+    match sim.policy.era {
+        Era::V6_5 => find_idlest_group_classified(sim, sd, p, this),
+        _ => find_idlest_group_by_load(sim, sd, p, this),
+    }
+}
+
+/// 2.6.2x / 4.15: the non-local group with the lowest average load
+/// (source_load in the local group, target_load elsewhere, on
+/// forkexec_idx), unless the local group is within half the imbalance_pct.
+fn find_idlest_group_by_load(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+    let idx = sd.params.forkexec_idx;
+    let imbalance = 100 + (sd.params.imbalance_pct as u64 - 100) / 2;
+    let mut this_load = None;
+    let mut idlest: Option<(u64, CpuSet)> = None;
+    for g in &sd.groups {
+        if g.intersection(sim.allowed(p)).is_empty() {
+            continue;
+        }
+        let local = g.contains(this);
+        let sum: u64 = g
+            .iter()
+            .map(|i| {
+                if local {
+                    legacy::source_load(sim, i, idx)
+                } else {
+                    legacy::target_load(sim, i, idx)
+                }
+            })
+            .sum();
+        let avg = sum * SCHED_CAPACITY_SCALE / (SCHED_CAPACITY_SCALE * g.len() as u64);
+        if local {
+            this_load = Some(avg);
+        } else if idlest.as_ref().is_none_or(|(min, _)| avg < *min) {
+            idlest = Some((avg, *g));
+        }
+    }
+    let (min_load, group) = idlest?;
+    if 100 * this_load.unwrap_or(0) < imbalance * min_load {
+        return None;
+    }
+    Some(group)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
+struct GroupStats {
+    kind: GroupType,
+    avg_load: u64,
+    idle_cpus: usize,
+    util: u64,
+}
+
+/// A group's statistics as the slow path sees them, without `p`'s own load.
+fn group_stats(sim: &Sim, sd: &Domain, g: &CpuSet, p: usize) -> GroupStats {
+    let (mut load, mut util, mut runnable, mut nr, mut idle) = (0u64, 0u64, 0u64, 0usize, 0usize);
+    for i in g.iter() {
+        let rq = &sim.cpus[i].rq;
+        let on_it = sim.tasks[p].cpu == i;
+        let mine = if on_it {
+            sim.ents[p].pelt
+        } else {
+            Default::default()
+        };
+        load += rq.pelt.load_avg.saturating_sub(mine.load_avg);
+        util += rq.pelt.util_avg.saturating_sub(mine.util_avg);
+        runnable += rq.pelt.runnable_avg.saturating_sub(mine.runnable_avg);
+        nr += rq.nr_running;
+        if sim.cpu_idle(i) {
+            idle += 1;
+        }
+    }
+    let weight = g.len();
+    let capacity = SCHED_CAPACITY_SCALE * weight as u64;
+    let pct = sd.params.imbalance_pct as u64;
+    let kind = if nr > weight && (capacity * 100 < util * pct || capacity * pct < runnable * 100) {
+        GroupType::Overloaded
+    } else if nr < weight || (capacity * 100 > util * pct && capacity * pct >= runnable * 100) {
+        GroupType::HasSpare
+    } else {
+        GroupType::FullyBusy
+    };
+    GroupStats {
+        kind,
+        avg_load: load * SCHED_CAPACITY_SCALE / capacity,
+        idle_cpus: idle,
+        util,
+    }
+}
+
+/// 6.5 find_idlest_group: lowest group type; ties by average load (busy
+/// groups) or most idle CPUs then least utilisation (groups with spare
+/// capacity); stay local unless the idlest is clearly better.
+fn find_idlest_group_classified(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+    let mut local = None;
+    let mut idlest: Option<(GroupStats, CpuSet)> = None;
+    for g in &sd.groups {
+        if g.intersection(sim.allowed(p)).is_empty() {
+            continue;
+        }
+        let s = group_stats(sim, sd, g, p);
+        if g.contains(this) {
+            local = Some(s);
+            continue;
+        }
+        let better = match &idlest {
+            None => true,
+            Some((best, _)) if s.kind != best.kind => s.kind < best.kind,
+            Some((best, _)) => match s.kind {
+                GroupType::HasSpare => {
+                    (s.idle_cpus, std::cmp::Reverse(s.util))
+                        > (best.idle_cpus, std::cmp::Reverse(best.util))
+                }
+                _ => s.avg_load < best.avg_load,
+            },
+        };
+        if better {
+            idlest = Some((s, *g));
+        }
+    }
+    let (idl, group) = idlest?;
+    let Some(loc) = local else { return Some(group) };
+    if loc.kind < idl.kind {
+        return None;
+    }
+    if loc.kind > idl.kind {
+        return Some(group);
+    }
+    let pct = sd.params.imbalance_pct as u64;
+    match loc.kind {
+        GroupType::HasSpare => {
+            if sd.has(SdFlag::Numa) {
+                // Tolerate a small imbalance across nodes for locality.
+                let imb_numa_nr = (sd.span.len() as u64 / 4).max(1) as usize;
+                let local_nr = sd.groups.iter().find(|g| g.contains(this)).map_or(0, |g| {
+                    g.iter().map(|c| sim.cpus[c].rq.nr_running).sum::<usize>()
+                });
+                if local_nr < imb_numa_nr {
+                    return None;
+                }
+            }
+            (loc.idle_cpus < idl.idle_cpus).then_some(group)
+        }
+        _ => {
+            let imb = SCHED_CAPACITY_SCALE * (pct - 100) / 100;
+            if idl.avg_load >= loc.avg_load + imb || 100 * loc.avg_load <= pct * idl.avg_load {
+                return None;
+            }
+            if sd.has(SdFlag::Numa) && idl.avg_load + imb >= loc.avg_load {
+                return None;
+            }
+            Some(group)
+        }
+    }
+}
+
+/// The idle CPU with the shallowest C-state (ties: the most recently
+/// idled), else the least loaded (ties: `this`).
+fn find_idlest_group_cpu(sim: &Sim, group: &CpuSet, p: usize, this: usize) -> usize {
+    let allowed = group.intersection(sim.allowed(p));
+    let legacy = sim.policy.era.is_legacy();
+    if !legacy {
+        let shallowest = allowed
+            .iter()
+            .filter(|&c| sim.cpu_idle(c))
+            .min_by_key(|&c| {
+                (
+                    sim.cost.idle_exit(sim.cpus[c].cstate),
+                    std::cmp::Reverse(sim.cpus[c].idle_since),
+                )
+            });
+        if let Some(c) = shallowest {
+            return c;
+        }
+    }
+    let load = |c: usize| {
+        if legacy {
+            sim.cpus[c].rq.load_weight
+        } else {
+            sim.cpus[c].rq.pelt.load_avg
+        }
+    };
+    let mut best = None;
+    for c in allowed.iter() {
+        let l = load(c);
+        match best {
+            None => best = Some((l, c)),
+            Some((min, _)) if l < min || (l == min && c == this) => best = Some((l, c)),
+            _ => {}
+        }
+    }
+    best.map_or(this, |(_, c)| c)
+}

@@ -1,0 +1,224 @@
+//! Placement decisions in hand-built states: CPUs made busy by pinned
+//! hogs, a sleeping task `p` whose prev and recent CPUs the test sets.
+
+use super::{legacy, modern, Placement, WakeKind};
+use crate::engine::{Sim, SimConfig};
+use crate::policy::{Era, PolicySpec, SdFlag};
+use crate::topology::{preset, Topology};
+use crate::workload::program::{Workload, WorkloadSpec};
+
+/// `hogs[i]` CPU-bound tasks pinned to CPU i, plus a task `p` asleep for a
+/// second; run to `at_ns`. Returns the sim and p's id.
+fn state(machine: &str, policy: PolicySpec, hogs: &[(usize, usize)], at_ns: u64) -> (Sim, usize) {
+    let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
+    let mut tasks = Vec::new();
+    for &(cpu, n) in hogs {
+        for k in 0..n {
+            tasks.push(format!(
+                r#"{{"name":"hog{cpu}.{k}","affinity":"{cpu}","program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}"#
+            ));
+        }
+    }
+    let p = tasks.len();
+    tasks.push(r#"{"name":"p","program":[{"sleep":{"ns":1000000000}}]}"#.to_string());
+    let spec: WorkloadSpec =
+        serde_json::from_str(&format!(r#"{{"tasks":[{}]}}"#, tasks.join(","))).unwrap();
+    let cfg = SimConfig {
+        policy: policy.resolve(topology.ncpus()).unwrap(),
+        workload: Workload::compile(&spec, topology.ncpus()).unwrap(),
+        topology,
+        seed: 1,
+        duration_ns: Some(10_000_000_000),
+        trace: None,
+        check_invariants: true,
+    };
+    let mut sim = Sim::new(&cfg).unwrap();
+    sim.run_until(at_ns).unwrap();
+    (sim, p)
+}
+
+fn busy(cpus: &[usize]) -> Vec<(usize, usize)> {
+    cpus.iter().map(|&c| (c, 1)).collect()
+}
+
+/// select_idle_sibling (6.5) on the 8-core desktop (CPU c and c + 8 are siblings).
+fn sis_6_5(
+    busy_cpus: &[usize],
+    prev: usize,
+    recent: usize,
+    target: usize,
+    idle_core_hint: bool,
+) -> Option<(usize, &'static str)> {
+    let (mut sim, p) = state(
+        "desktop-8c",
+        PolicySpec::era(Era::V6_5),
+        &busy(busy_cpus),
+        2_000_000,
+    );
+    sim.tasks[p].cpu = prev;
+    sim.tasks[p].recent_used_cpu = recent;
+    sim.llc_has_idle_cores[0] = idle_core_hint;
+    let mut placed = Placement::new(prev, "prev");
+    modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
+}
+
+#[test]
+fn select_idle_sibling_6_5_order() {
+    assert_eq!(sis_6_5(&[], 5, 5, 3, false), Some((3, "target_idle")));
+    assert_eq!(sis_6_5(&[3], 5, 5, 3, false), Some((5, "prev_idle")));
+    assert_eq!(sis_6_5(&[3, 5], 5, 6, 3, false), Some((6, "recent")));
+    // No idle core flagged: an idle SMT sibling of prev (5's is 13).
+    assert_eq!(sis_6_5(&[3, 5, 6], 5, 6, 3, false), Some((13, "smt")));
+    // Idle cores flagged: scan cores from target + 1; core 4 = {4, 12} is idle.
+    assert_eq!(sis_6_5(&[3, 5, 6], 5, 6, 3, true), Some((4, "scan_found")));
+    // Single-CPU scan from target + 1 (4 is busy, 12's sibling too): 7.
+    let all_but: Vec<usize> = (0..16).filter(|&c| c != 7).collect();
+    assert_eq!(sis_6_5(&all_but, 5, 6, 3, false), Some((7, "scan_found")));
+    let all: Vec<usize> = (0..16).collect();
+    assert_eq!(sis_6_5(&all, 5, 6, 3, false), None);
+}
+
+#[test]
+fn sis_util_stops_scanning_a_busy_llc() {
+    // 15 of 16 CPUs busy for 300 ms: utilisation near 94% is past SIS_UTIL's
+    // ~85% cut-off, so the idle CPU 7 is not searched for.
+    let all_but: Vec<usize> = (0..16).filter(|&c| c != 7).collect();
+    let (mut sim, p) = state(
+        "desktop-8c",
+        PolicySpec::era(Era::V6_5),
+        &busy(&all_but),
+        300_000_000,
+    );
+    sim.tasks[p].cpu = 5;
+    sim.tasks[p].recent_used_cpu = 5;
+    let mut placed = Placement::new(5, "prev");
+    assert_eq!(
+        modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, 5, 3),
+        None
+    );
+    assert!(
+        placed.path.contains(&Some(("sis", "", "util_skip"))),
+        "{:?}",
+        placed.path
+    );
+}
+
+/// select_idle_sibling (4.15) on the desktop.
+fn sis_4_15(
+    busy_cpus: &[usize],
+    prev: usize,
+    target: usize,
+    idle_core_hint: bool,
+) -> Option<(usize, &'static str)> {
+    let (mut sim, p) = state(
+        "desktop-8c",
+        PolicySpec::era(Era::V4_15),
+        &busy(busy_cpus),
+        2_000_000,
+    );
+    sim.tasks[p].cpu = prev;
+    sim.llc_has_idle_cores[0] = idle_core_hint;
+    let mut placed = Placement::new(prev, "prev");
+    modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
+}
+
+#[test]
+fn select_idle_sibling_4_15_order() {
+    assert_eq!(sis_4_15(&[], 5, 3, false), Some((3, "target_idle")));
+    assert_eq!(sis_4_15(&[3], 5, 3, false), Some((5, "prev_idle")));
+    // 4.15 has no recent_used_cpu: with target and prev busy it scans from
+    // target itself (idle core first when flagged).
+    assert_eq!(sis_4_15(&[3, 5], 5, 3, true), Some((4, "scan_found")));
+    assert_eq!(sis_4_15(&[3, 5, 4], 5, 3, false), Some((6, "scan_found")));
+}
+
+/// wake_affine_idle: this CPU runs the waker (and `extra` more tasks); prev idle.
+fn affine_idle(era: Era, extra: usize, sync: bool) -> Placement {
+    let hogs = vec![(1, 1 + extra)];
+    let (mut sim, p) = state("desktop-8c", PolicySpec::era(era), &hogs, 2_000_000);
+    sim.tasks[p].cpu = 2;
+    super::select_task_rq(&mut sim, p, 2, 1, sync, WakeKind::Wakeup)
+}
+
+#[test]
+fn wake_affine_idle_cases_by_era() {
+    // Sync wakeup from a CPU running only the waker: this CPU wins WA_IDLE,
+    // then select_idle_sibling prefers the idle prev that shares the LLC.
+    for era in [Era::V4_15, Era::V6_5] {
+        let pl = affine_idle(era, 0, true);
+        assert!(
+            pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+            "{era}: {:?}",
+            pl.path
+        );
+        assert_eq!((pl.cpu, pl.reason), (2, "sis.prev_idle"), "{era}");
+    }
+    // Two tasks on this CPU: 4.15's wake_affine_idle has no answer (WA_WEIGHT
+    // decides); 6.5's third step picks the idle prev.
+    let pl = affine_idle(Era::V4_15, 1, true);
+    assert!(
+        !pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+        "{:?}",
+        pl.path
+    );
+    let pl = affine_idle(Era::V6_5, 1, true);
+    assert!(
+        pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+        "{:?}",
+        pl.path
+    );
+    assert_eq!(pl.cpu, 2);
+}
+
+/// The 2.6.28 path on the 16-CPU box: the waker runs on CPU 0 with `extra`
+/// more tasks; p last ran on CPU 5 (same node, other... same LLC) or 9.
+fn legacy(policy: PolicySpec, extra: usize, prev: usize, sync: bool, at_ns: u64) -> Placement {
+    let hogs = vec![(0, 1 + extra)];
+    let (mut sim, p) = state("phoenix-2008", policy, &hogs, at_ns);
+    sim.tasks[p].cpu = prev;
+    legacy::select_for_test(&mut sim, p, prev, 0, sync)
+}
+
+#[test]
+fn legacy_wake_affine_by_hand() {
+    // No tick yet: every cpu_load[] history is 0, so source_load = 0 and
+    // target_load = the current load. CPU 0 runs the waker (1024).
+    // Sync: tl = 1024 - 1024 = 0; balanced = 100 x (0 + 1024) <= 112 x 0: no;
+    // but tl <= load (0 <= 0) and tl + target_load(prev) = 0 <= 1024 per task: affine.
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 9, true, 2_000_000);
+    assert_eq!((pl.cpu, pl.reason), (0, "wake_affine"));
+    assert!(pl.path.contains(&Some(("wake_affine", "NODE", "affine"))));
+    // 2.6.27's NODE has no SD_WAKE_AFFINE: the wakee stays on its idle prev.
+    let pl = legacy(PolicySpec::era(Era::V2_6_27), 0, 9, true, 2_000_000);
+    assert_eq!(pl.cpu, 9);
+    // Three tasks on CPU 0: tl = 3072 - 1024 = 2048 > load 0: not affine; the
+    // passive check 112 x 3072 <= 100 x 0 fails too; wake_idle keeps idle prev 5.
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 2, 2, true, 2_000_000);
+    assert_eq!((pl.cpu, pl.reason), (2, "prev"));
+    assert!(
+        pl.path.contains(&Some(("wake_affine", "MC", "prev"))),
+        "{:?}",
+        pl.path
+    );
+}
+
+#[test]
+fn legacy_passive_wake_balance() {
+    // MC without SD_WAKE_AFFINE but with SD_WAKE_BALANCE (2.6.28): a wakee whose
+    // prev (CPU 1, three tasks) is loaded moves to the waker's CPU 0 when
+    // 112 x this_load <= 100 x load: 112 x 1024 <= 100 x 2048 (history after ticks).
+    let mut spec = PolicySpec::era(Era::V2_6_28);
+    spec.levels
+        .entry("MC".into())
+        .or_default()
+        .flags
+        .insert("WAKE_AFFINE".into(), false);
+    let topology = Topology::from_spec(&preset("phoenix-2008").unwrap()).unwrap();
+    let hogs = vec![(0, 1), (1, 3)];
+    let (mut sim, p) = state("phoenix-2008", spec, &hogs, 100_000_000);
+    assert_eq!(topology.ncpus(), 16);
+    sim.tasks[p].cpu = 1;
+    let pl = legacy::select_for_test(&mut sim, p, 1, 0, false);
+    assert_eq!((pl.cpu, pl.reason), (0, "wake_balance"), "{:?}", pl.path);
+    assert!(sim.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
+}
