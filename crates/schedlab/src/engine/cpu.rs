@@ -162,7 +162,7 @@ impl Sim {
     }
 
     /// Stops the current segment, returning the work it had left.
-    fn stop_segment(&mut self, cpu: usize) -> u64 {
+    pub(crate) fn stop_segment(&mut self, cpu: usize) -> u64 {
         let now = self.now;
         let c = &mut self.cpus[cpu];
         c.gen += 1;
@@ -254,9 +254,14 @@ impl Sim {
             self.cpus[cpu].rq.put_prev(p, &self.ents);
             self.tasks[p].state = TaskState::Queued(cpu);
         }
-        let next = self.cpus[cpu]
+        let mut next = self.cpus[cpu]
             .rq
             .pick_next(&self.ents, &self.policy.tunables);
+        if next.is_none() && crate::policy::balance::newidle_balance(self, cpu) {
+            next = self.cpus[cpu]
+                .rq
+                .pick_next(&self.ents, &self.policy.tunables);
+        }
         let Some(n) = next else {
             self.go_idle(cpu);
             return;
@@ -373,6 +378,7 @@ impl Sim {
         }
         let current = self.instant_load(cpu);
         self.cpus[cpu].cpu_load.tick(current);
+        crate::policy::balance::rebalance_domains(self, cpu);
         if self.cpus[cpu].state == CpuState::Running
             && self.cpus[cpu]
                 .rq

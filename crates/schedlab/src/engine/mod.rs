@@ -127,6 +127,8 @@ pub struct Sim {
     pub(crate) llc_avg_scan_cost_ns: Vec<u64>,
     /// Scan time of the wakeups of the current waker, charged to it.
     wakeup_scan_ns: u64,
+    /// Load-balancing state per CPU and domain level.
+    pub(crate) lb: Vec<Vec<crate::policy::balance::LbState>>,
     /// Counters named by (prefix, level, branch), interned on first use.
     named: BTreeMap<(&'static str, &'static str, &'static str), usize>,
 }
@@ -184,7 +186,9 @@ impl Sim {
             llc_avg_scan_cost_ns: vec![0; nllc],
             wakeup_scan_ns: 0,
             named: BTreeMap::new(),
+            lb: Vec::new(),
         };
+        sim.reset_balance_state();
         let tick = sim.policy.tunables.tick_ns();
         for c in 0..n {
             sim.queue.push(tick, Event::Tick { cpu: c });
@@ -210,11 +214,44 @@ impl Sim {
         &self.domains
     }
 
+    /// Runnable tasks on `cpu`'s queue, the running one included.
+    pub fn nr_running(&self, cpu: usize) -> usize {
+        self.cpus[cpu].rq.nr_running
+    }
+
+    /// Whether `cpu` is idle: nothing running, queued or on its way.
+    pub fn is_idle(&self, cpu: usize) -> bool {
+        self.cpu_idle(cpu)
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> BTreeMap<String, u64> {
+        self.counters.to_map()
+    }
+
     /// Replaces the kernel policy from now on (a flag flipped on a running box).
     pub fn set_policy(&mut self, policy: KernelPolicy) -> Result<()> {
         self.domains = Domains::build(&self.topo, &policy)?;
         self.policy = policy;
+        self.reset_balance_state();
         Ok(())
+    }
+
+    /// Balance intervals start at each level's initial value.
+    fn reset_balance_state(&mut self) {
+        let now = self.now;
+        self.lb = (0..self.topo.ncpus())
+            .map(|c| {
+                self.domains
+                    .of(c)
+                    .map(|d| crate::policy::balance::LbState {
+                        last_balance_ns: now,
+                        interval_ms: d.params.initial_interval_ms.max(1) as u64,
+                        nr_balance_failed: 0,
+                    })
+                    .collect()
+            })
+            .collect();
     }
 
     /// True once every task has exited or the end time is reached.

@@ -162,8 +162,10 @@ impl Sim {
             recent_used_cpu: parent_cpu,
         });
         self.ents.push(Entity::new(weight, self.now));
-        let placed =
-            wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork);
+        let placed = match self.workload.templates[tpl].start_cpu {
+            Some(cpu) => wakeup::Placement::new(cpu, "start_cpu"),
+            None => wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork),
+        };
         let (cpu, reason) = (placed.cpu, placed.reason);
         self.tasks[id].cpu = cpu;
         self.tasks[id].recent_used_cpu = cpu;
@@ -507,22 +509,7 @@ impl Sim {
         let from = self.tasks[task].cpu;
         self.touch_task(task);
         if from != cpu {
-            self.touch_rq(from);
-            let e = &self.ents[task];
-            self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
-            let old_min = self.cpus[from].rq.min_vruntime;
-            self.touch_rq(cpu);
-            let e = &mut self.ents[task];
-            // Keep the task's lag relative to its queue (modular, like the kernel's u64).
-            e.vruntime = e
-                .vruntime
-                .wrapping_sub(old_min)
-                .wrapping_add(self.cpus[cpu].rq.min_vruntime);
-            self.cpus[cpu]
-                .rq
-                .pelt
-                .attach(&self.ents[task].pelt, self.ents[task].weight);
-            self.tasks[task].cpu = cpu;
+            self.move_accounting(task, from, cpu);
         } else {
             self.touch_rq(cpu);
         }
@@ -531,6 +518,73 @@ impl Sim {
         rq.place_entity(&mut self.ents[task], false, era, &f, &tun);
         self.cpus[cpu].rq.enqueue(task, &self.ents);
         self.tasks[task].state = TaskState::Queued(cpu);
+    }
+
+    /// Moves a task's load and vruntime from `from`'s queue to `to`'s (it is
+    /// on neither tree at this point).
+    fn move_accounting(&mut self, task: usize, from: usize, to: usize) {
+        self.touch_rq(from);
+        let e = &self.ents[task];
+        self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
+        let old_min = self.cpus[from].rq.min_vruntime;
+        self.touch_rq(to);
+        let e = &mut self.ents[task];
+        // Keep the task's lag relative to its queue (modular, like the kernel's u64).
+        e.vruntime = e
+            .vruntime
+            .wrapping_sub(old_min)
+            .wrapping_add(self.cpus[to].rq.min_vruntime);
+        self.cpus[to]
+            .rq
+            .pelt
+            .attach(&self.ents[task].pelt, self.ents[task].weight);
+        self.tasks[task].cpu = to;
+    }
+
+    /// Moves a queued (not running) task to another CPU (load balancing).
+    pub(crate) fn migrate_queued(
+        &mut self,
+        task: usize,
+        from: usize,
+        to: usize,
+        reason: &'static str,
+    ) {
+        self.touch_task(task);
+        self.touch_rq(from);
+        self.cpus[from].rq.dequeue(task, &self.ents);
+        self.move_accounting(task, from, to);
+        self.cpus[to].rq.enqueue(task, &self.ents);
+        self.tasks[task].state = TaskState::Queued(to);
+        self.trace_event(TraceEvent::Migrate {
+            t: self.now,
+            task,
+            from,
+            to,
+            reason,
+        });
+        self.notify_enqueued(to, task, false);
+    }
+
+    /// Active balance: the stopper on `from` pushes its running task to
+    /// `to`. Only a task in user space is pushed (a syscall finishes first);
+    /// returns whether one moved.
+    pub(crate) fn active_balance(&mut self, from: usize, to: usize) -> bool {
+        let Some(task) = self.cpus[from].rq.curr else {
+            return false;
+        };
+        let in_user = self.cpus[from].seg.is_some_and(|s| s.kind == SegKind::User);
+        if !in_user || !self.allowed(task).contains(to) {
+            return false;
+        }
+        let left = self.stop_segment(from);
+        self.tasks[task].compute_left += left;
+        self.touch_rq(from);
+        self.touch_task(task);
+        self.cpus[from].rq.put_prev(task, &self.ents);
+        self.tasks[task].state = TaskState::Queued(from);
+        self.migrate_queued(task, from, to, "active_balance");
+        self.schedule(from);
+        true
     }
 
     /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt

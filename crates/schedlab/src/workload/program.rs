@@ -88,6 +88,10 @@ pub struct TaskSpec {
     /// Hot working set in KiB, refilled after a migration.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub working_set_kib: u64,
+    /// Start on this CPU instead of where the fork path would place the task
+    /// (for experiments that begin unbalanced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_cpu: Option<usize>,
     pub program: Vec<Op>,
 }
 
@@ -140,6 +144,7 @@ pub struct TaskTemplate {
     pub affinity: Option<CpuSet>,
     pub process: Option<u32>,
     pub working_set_kib: u64,
+    pub start_cpu: Option<usize>,
     pub code: Vec<Insn>,
 }
 
@@ -218,6 +223,7 @@ impl Workload {
                 affinity: None,
                 process: None,
                 working_set_kib: 0,
+                start_cpu: None,
                 code: Vec::new(),
             },
         );
@@ -258,6 +264,7 @@ impl Workload {
             affinity,
             process: t.process,
             working_set_kib: t.working_set_kib,
+            start_cpu: t.start_cpu,
             code,
         })
     }

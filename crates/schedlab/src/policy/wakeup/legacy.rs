@@ -26,6 +26,11 @@ pub(crate) fn target_load(sim: &Sim, cpu: usize, idx: u32) -> u64 {
         .target_load(sim.instant_load(cpu), idx, lb_bias)
 }
 
+/// (source_load, target_load) of `cpu` on history index `idx`.
+pub(crate) fn loads(sim: &Sim, cpu: usize, idx: u32) -> (u64, u64) {
+    (source_load(sim, cpu, idx), target_load(sim, cpu, idx))
+}
+
 /// The domain fields the wakeup path reads.
 #[derive(Clone, Copy)]
 struct ThisSd {

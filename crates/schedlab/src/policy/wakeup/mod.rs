@@ -11,6 +11,7 @@ mod slow;
 
 use crate::engine::Sim;
 use crate::policy::SdFlag;
+pub(crate) use legacy::loads as legacy_loads;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeKind {
@@ -32,7 +33,7 @@ pub struct Placement {
 }
 
 impl Placement {
-    pub(crate) fn new(cpu: usize, reason: &'static str) -> Self {
+    pub fn new(cpu: usize, reason: &'static str) -> Self {
         Placement {
             cpu,
             reason,

@@ -11,6 +11,7 @@ use crate::cpuset::CpuSet;
 use crate::domains::Domain;
 use crate::engine::Sim;
 use crate::load::SCHED_CAPACITY_SCALE;
+use crate::policy::groups::{group_stats, GroupStats, GroupType};
 use crate::policy::{Era, SdFlag};
 
 /// 2.6.2x sched_balance_self.
@@ -134,57 +135,6 @@ fn find_idlest_group_by_load(sim: &Sim, sd: &Domain, p: usize, this: usize) -> O
     Some(group)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum GroupType {
-    HasSpare,
-    FullyBusy,
-    Overloaded,
-}
-
-struct GroupStats {
-    kind: GroupType,
-    avg_load: u64,
-    idle_cpus: usize,
-    util: u64,
-}
-
-/// A group's statistics as the slow path sees them, without `p`'s own load.
-fn group_stats(sim: &Sim, sd: &Domain, g: &CpuSet, p: usize) -> GroupStats {
-    let (mut load, mut util, mut runnable, mut nr, mut idle) = (0u64, 0u64, 0u64, 0usize, 0usize);
-    for i in g.iter() {
-        let rq = &sim.cpus[i].rq;
-        let on_it = sim.tasks[p].cpu == i;
-        let mine = if on_it {
-            sim.ents[p].pelt
-        } else {
-            Default::default()
-        };
-        load += rq.pelt.load_avg.saturating_sub(mine.load_avg);
-        util += rq.pelt.util_avg.saturating_sub(mine.util_avg);
-        runnable += rq.pelt.runnable_avg.saturating_sub(mine.runnable_avg);
-        nr += rq.nr_running;
-        if sim.cpu_idle(i) {
-            idle += 1;
-        }
-    }
-    let weight = g.len();
-    let capacity = SCHED_CAPACITY_SCALE * weight as u64;
-    let pct = sd.params.imbalance_pct as u64;
-    let kind = if nr > weight && (capacity * 100 < util * pct || capacity * pct < runnable * 100) {
-        GroupType::Overloaded
-    } else if nr < weight || (capacity * 100 > util * pct && capacity * pct >= runnable * 100) {
-        GroupType::HasSpare
-    } else {
-        GroupType::FullyBusy
-    };
-    GroupStats {
-        kind,
-        avg_load: load * SCHED_CAPACITY_SCALE / capacity,
-        idle_cpus: idle,
-        util,
-    }
-}
-
 /// 6.5 find_idlest_group: lowest group type; ties by average load (busy
 /// groups) or most idle CPUs then least utilisation (groups with spare
 /// capacity); stay local unless the idlest is clearly better.
@@ -195,7 +145,7 @@ fn find_idlest_group_classified(sim: &Sim, sd: &Domain, p: usize, this: usize) -
         if g.intersection(sim.allowed(p)).is_empty() {
             continue;
         }
-        let s = group_stats(sim, sd, g, p);
+        let s = group_stats(sim, sd, g, Some(p));
         if g.contains(this) {
             local = Some(s);
             continue;

@@ -1,0 +1,507 @@
+//! Load balancing: periodic (from the tick, per domain level at its
+//! interval), new-idle (a CPU about to idle pulls work), and active (a
+//! running task pushed after repeated failures).
+//!
+//! find_busiest_group differs by era: 2.6.2x and 4.15 compare group loads
+//! from the cpu_load[] history (max_pull and the small-imbalance fix-up);
+//! 6.5 classifies groups and migrates load, utilisation or tasks.
+
+use crate::engine::Sim;
+use crate::load::SCHED_CAPACITY_SCALE;
+use crate::policy::groups::{group_stats, GroupType};
+use crate::policy::wakeup::legacy_loads;
+use crate::policy::{Era, SdFlag};
+
+/// Why a balance runs (the kernel's cpu_idle_type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleType {
+    Idle,
+    Busy,
+    NewIdle,
+}
+
+/// Per CPU and domain level: when it last balanced, its current interval,
+/// and how many balances in a row failed to move anything.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LbState {
+    pub last_balance_ns: u64,
+    pub interval_ms: u64,
+    pub nr_balance_failed: u32,
+}
+
+/// What to move (6.5's migration types; load for the older eras).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Migrate {
+    Load,
+    Util,
+    Task,
+}
+
+/// The outcome of find_busiest_group: which group, how much to move.
+struct Imbalance {
+    group: usize,
+    amount: u64,
+    kind: Migrate,
+}
+
+/// The periodic balance of `cpu` at a tick: each level whose interval has
+/// passed, if this CPU is the one of its group that balances.
+pub(crate) fn rebalance_domains(sim: &mut Sim, cpu: usize) {
+    let mut idle = if sim.cpu_idle(cpu) {
+        IdleType::Idle
+    } else {
+        IdleType::Busy
+    };
+    let tick_ms = (sim.policy.tunables.tick_ns() / 1_000_000).max(1);
+    let max_ms = (sim.policy.tunables.hz * sim.topo.ncpus() as u64 / 10).max(1) * tick_ms;
+    let levels = sim.domains.of(cpu).len();
+    for level in 0..levels {
+        let d = sim.domains.of(cpu).nth(level).expect("level exists");
+        if needs_load_balance_flag(sim.policy.era) && !d.has(SdFlag::LoadBalance) {
+            continue;
+        }
+        let busy_factor = if idle == IdleType::Busy {
+            d.params.busy_factor as u64
+        } else {
+            1
+        };
+        let st = sim.lb[cpu][level];
+        let interval_ms = (st.interval_ms * busy_factor).clamp(tick_ms, max_ms);
+        if sim.now < st.last_balance_ns + interval_ms * 1_000_000 {
+            continue;
+        }
+        sim.lb[cpu][level].last_balance_ns = sim.now;
+        if !should_we_balance(sim, cpu, level) {
+            continue;
+        }
+        if load_balance(sim, cpu, level, idle) > 0 {
+            // Having pulled, this CPU is busy for the levels above.
+            idle = IdleType::Busy;
+        }
+    }
+}
+
+fn needs_load_balance_flag(era: Era) -> bool {
+    era != Era::V6_5
+}
+
+/// Only one CPU per group balances a level: its first idle CPU, else its first.
+fn should_we_balance(sim: &Sim, cpu: usize, level: usize) -> bool {
+    let d = sim.domains.of(cpu).nth(level).expect("level exists");
+    let Some(g) = d.group_of(cpu) else {
+        return false;
+    };
+    let group = &d.groups[g];
+    let chosen = group
+        .iter()
+        .find(|&c| sim.cpu_idle(c))
+        .or_else(|| group.first());
+    chosen == Some(cpu)
+}
+
+/// New-idle balance: `cpu` is about to go idle. Walks levels with
+/// SD_BALANCE_NEWIDLE bottom-up and stops at the first pull. 2.6.2x has no
+/// gate; later eras skip it when this CPU's average idle is shorter than
+/// migration_cost. Returns whether a task was pulled.
+pub(crate) fn newidle_balance(sim: &mut Sim, cpu: usize) -> bool {
+    if !sim.policy.era.is_legacy()
+        && sim.cpus[cpu].avg_idle_ns < sim.policy.tunables.migration_cost_ns
+    {
+        sim.bump_named("newidle", "", "skipped");
+        return false;
+    }
+    let levels = sim.domains.of(cpu).len();
+    for level in 0..levels {
+        let d = sim.domains.of(cpu).nth(level).expect("level exists");
+        if !d.has(SdFlag::BalanceNewidle)
+            || (needs_load_balance_flag(sim.policy.era) && !d.has(SdFlag::LoadBalance))
+        {
+            continue;
+        }
+        if load_balance(sim, cpu, level, IdleType::NewIdle) > 0 {
+            sim.bump_named("newidle", "", "pulled");
+            return true;
+        }
+    }
+    false
+}
+
+/// One load_balance at `level` of `this`: find the busiest group and queue,
+/// move tasks, fall back to active balance. Returns the tasks moved.
+fn load_balance(sim: &mut Sim, this: usize, level: usize, idle: IdleType) -> usize {
+    let d = sim.domains.of(this).nth(level).expect("level exists");
+    let name = d.level;
+    let (max_interval, min_interval, cache_nice_tries) = (
+        d.params.max_interval_ms as u64,
+        d.params.min_interval_ms as u64,
+        d.params.cache_nice_tries,
+    );
+    let smt = d.has(SdFlag::ShareCpuCapacity);
+    let Some(imb) = find_busiest_group(sim, this, level, idle) else {
+        sim.bump_named("lb", name, balanced_name(idle));
+        let st = &mut sim.lb[this][level];
+        st.nr_balance_failed = 0;
+        st.interval_ms = (st.interval_ms * 2).min(max_interval.max(1));
+        return 0;
+    };
+    sim.bump_named("lb", name, imbalanced_name(idle));
+    sim.lb[this][level].interval_ms = min_interval.max(1);
+    let group = sim
+        .domains
+        .of(this)
+        .nth(level)
+        .expect("level exists")
+        .groups[imb.group];
+    let Some(busiest) = find_busiest_queue(sim, &group, this, &imb) else {
+        return 0;
+    };
+    let failed = sim.lb[this][level].nr_balance_failed;
+    let hot_ok = smt || failed > cache_nice_tries;
+    let moved = detach_and_attach(sim, busiest, this, imb, idle, hot_ok, name);
+    if moved > 0 {
+        sim.lb[this][level].nr_balance_failed = 0;
+        sim.bump_named("lb", name, pulled_name(idle));
+        return moved;
+    }
+    if idle != IdleType::NewIdle {
+        sim.lb[this][level].nr_balance_failed += 1;
+        if sim.lb[this][level].nr_balance_failed > cache_nice_tries + 2
+            && sim.active_balance(busiest, this)
+        {
+            sim.bump_named("active_balance", "", name);
+            sim.lb[this][level].nr_balance_failed = cache_nice_tries + 1;
+            return 1;
+        }
+    }
+    0
+}
+
+fn balanced_name(idle: IdleType) -> &'static str {
+    ["idle.balanced", "busy.balanced", "newidle.balanced"][idle as usize]
+}
+fn imbalanced_name(idle: IdleType) -> &'static str {
+    ["idle.imbalanced", "busy.imbalanced", "newidle.imbalanced"][idle as usize]
+}
+fn pulled_name(idle: IdleType) -> &'static str {
+    ["idle.pulled", "busy.pulled", "newidle.pulled"][idle as usize]
+}
+fn hot_name(idle: IdleType) -> &'static str {
+    [
+        "idle.hot_refused",
+        "busy.hot_refused",
+        "newidle.hot_refused",
+    ][idle as usize]
+}
+
+fn find_busiest_group(sim: &Sim, this: usize, level: usize, idle: IdleType) -> Option<Imbalance> {
+    match sim.policy.era {
+        Era::V6_5 => find_busiest_group_classified(sim, this, level, idle),
+        _ => find_busiest_group_by_load(sim, this, level, idle),
+    }
+}
+
+/// 2.6.2x / 4.15: groups' average loads on the idle type's cpu_load[] index;
+/// the busiest must run more tasks than its capacity and exceed this group
+/// by imbalance_pct; move min(max_pull, what this group lacks of the
+/// average), and at least one task's worth.
+///
+/// Capacity: 2.6.2x's "perf" policy gives a group whose CPUs share a core or
+/// a cache the power of one CPU (so it should run one task while other
+/// groups idle); 4.15 counts CPUs, but with PREFER_SIBLING below, a group
+/// running two more tasks than a local group with spare room is over capacity.
+fn find_busiest_group_by_load(
+    sim: &Sim,
+    this: usize,
+    level: usize,
+    idle: IdleType,
+) -> Option<Imbalance> {
+    let d = sim.domains.of(this).nth(level).expect("level exists");
+    let child = level
+        .checked_sub(1)
+        .and_then(|c| sim.domains.of(this).nth(c));
+    let p = &d.params;
+    let idx = match idle {
+        IdleType::Busy => p.busy_idx,
+        IdleType::Idle => p.idle_idx,
+        IdleType::NewIdle => p.newidle_idx,
+    };
+    let legacy = sim.policy.era.is_legacy();
+    let shared_child =
+        child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
+    let prefer_sibling = !legacy && child.is_some_and(|c| c.has(SdFlag::PreferSibling));
+    struct Group {
+        avg: u64,
+        power: u64,
+        nr: u64,
+        per_task: u64,
+        capacity: u64,
+    }
+    let stats: Vec<Group> = d
+        .groups
+        .iter()
+        .map(|g| {
+            let local = g.contains(this);
+            let (load, weighted, nr) = g.iter().fold((0, 0, 0), |(l, w, n), i| {
+                let (src, tgt) = legacy_loads(sim, i, idx);
+                (
+                    l + if local { tgt } else { src },
+                    w + sim.instant_load(i),
+                    n + sim.cpus[i].rq.nr_running as u64,
+                )
+            });
+            let cpus = g.len() as u64;
+            let power = if legacy && shared_child {
+                SCHED_CAPACITY_SCALE
+            } else {
+                SCHED_CAPACITY_SCALE * cpus
+            };
+            Group {
+                avg: load * SCHED_CAPACITY_SCALE / power,
+                power,
+                nr,
+                per_task: weighted / nr.max(1),
+                capacity: power / SCHED_CAPACITY_SCALE,
+            }
+        })
+        .collect();
+    let local_gi = d.group_of(this)?;
+    let local = &stats[local_gi];
+    let (total_load, total_pwr) = stats.iter().fold((0, 0), |(l, w), g| {
+        (l + g.avg * g.power / SCHED_CAPACITY_SCALE, w + g.power)
+    });
+    let mut busiest: Option<usize> = None;
+    for (gi, g) in stats.iter().enumerate() {
+        if gi == local_gi {
+            continue;
+        }
+        let over = g.nr > g.capacity
+            || (prefer_sibling && local.nr < local.capacity && g.nr > local.nr + 1);
+        if over && busiest.is_none_or(|b| g.avg > stats[b].avg) {
+            busiest = Some(gi);
+        }
+    }
+    let group = busiest?;
+    let (max_load, per_task, this_load) = (stats[group].avg, stats[group].per_task, local.avg);
+    if this_load >= max_load {
+        return None;
+    }
+    let avg = total_load * SCHED_CAPACITY_SCALE / total_pwr;
+    if this_load >= avg || 100 * max_load <= p.imbalance_pct as u64 * this_load {
+        return None;
+    }
+    let max_pull = if legacy {
+        // 2.6.2x: never pull the busiest group below one task's load.
+        if max_load <= per_task {
+            return None;
+        }
+        (max_load - avg).min(max_load - per_task)
+    } else {
+        // 4.15: when both groups are over capacity, pull no more than the
+        // busiest group's load above its capacity.
+        let b = &stats[group];
+        let both_over = b.nr > b.capacity && local.nr > local.capacity;
+        let above = if both_over {
+            (b.nr - b.capacity) * SCHED_CAPACITY_SCALE * SCHED_CAPACITY_SCALE / b.power
+        } else {
+            u64::MAX
+        };
+        (max_load - avg).min(above)
+    };
+    let amount =
+        (max_pull * stats[group].power).min((avg - this_load) * local.power) / SCHED_CAPACITY_SCALE;
+    // fix_small_imbalance: less than a task's worth still moves one task,
+    // since here the busiest group is above this one (the kernel's test
+    // max - this + 2 x per_task >= imbn x per_task always holds).
+    let amount = amount.max(per_task);
+    Some(Imbalance {
+        group,
+        amount,
+        kind: Migrate::Load,
+    })
+}
+
+/// 6.5: classify groups, pick the busiest by type then load, bail out when
+/// balanced, and choose what to migrate.
+fn find_busiest_group_classified(
+    sim: &Sim,
+    this: usize,
+    level: usize,
+    idle: IdleType,
+) -> Option<Imbalance> {
+    let d = sim.domains.of(this).nth(level).expect("level exists");
+    let pct = d.params.imbalance_pct as u64;
+    let mut local = None;
+    let mut busiest: Option<(usize, crate::policy::groups::GroupStats)> = None;
+    let (mut total_load, mut total_cap) = (0u64, 0u64);
+    for (gi, g) in d.groups.iter().enumerate() {
+        let s = group_stats(sim, d, g, None);
+        total_load += s.load;
+        total_cap += s.capacity;
+        if g.contains(this) {
+            local = Some(s);
+            continue;
+        }
+        let better = match &busiest {
+            None => s.nr_running > 0,
+            Some((_, b)) if s.kind != b.kind => s.kind > b.kind,
+            Some((_, b)) => match s.kind {
+                GroupType::HasSpare => {
+                    (std::cmp::Reverse(s.idle_cpus), s.nr_running)
+                        > (std::cmp::Reverse(b.idle_cpus), b.nr_running)
+                }
+                _ => s.avg_load > b.avg_load,
+            },
+        };
+        if better {
+            busiest = Some((gi, s));
+        }
+    }
+    let local = local?;
+    let (group, b) = busiest?;
+    if b.nr_running == 0 || local.kind > b.kind {
+        return None;
+    }
+    let domain_avg = total_load * SCHED_CAPACITY_SCALE / total_cap.max(1);
+    if b.kind == GroupType::Overloaded
+        && local.kind == GroupType::Overloaded
+        && (local.avg_load >= b.avg_load
+            || local.avg_load >= domain_avg
+            || 100 * b.avg_load <= pct * local.avg_load)
+    {
+        return None;
+    }
+    if b.kind != GroupType::Overloaded
+        && (idle == IdleType::Busy
+            || (b.weight > 1 && local.idle_cpus <= b.idle_cpus + 1)
+            || b.nr_running == 1)
+    {
+        return None;
+    }
+    // calculate_imbalance
+    if local.kind == GroupType::HasSpare {
+        let is_llc = d.has(SdFlag::SharePkgResources);
+        if b.kind == GroupType::Overloaded && !is_llc {
+            let amount = local.capacity.max(local.util) - local.util;
+            return Some(Imbalance {
+                group,
+                amount: amount.max(1),
+                kind: Migrate::Util,
+            });
+        }
+        let amount = if b.weight == 1 {
+            (b.nr_running.saturating_sub(local.nr_running) / 2).max(1)
+        } else {
+            (local.idle_cpus.saturating_sub(b.idle_cpus) / 2).max(1)
+        };
+        return Some(Imbalance {
+            group,
+            amount: amount as u64,
+            kind: Migrate::Task,
+        });
+    }
+    if b.avg_load <= domain_avg || local.avg_load >= domain_avg {
+        return None;
+    }
+    let amount = ((b.avg_load - domain_avg) * b.capacity)
+        .min((domain_avg - local.avg_load) * local.capacity)
+        / SCHED_CAPACITY_SCALE;
+    (amount > 0).then_some(Imbalance {
+        group,
+        amount,
+        kind: Migrate::Load,
+    })
+}
+
+/// The CPU of the busiest group to pull from, by what is migrated. A CPU
+/// running a single task heavier than the imbalance is skipped; one running
+/// a single task may still be chosen (moving it then fails, and repeated
+/// failures lead to active balance).
+fn find_busiest_queue(
+    sim: &Sim,
+    group: &crate::cpuset::CpuSet,
+    this: usize,
+    imb: &Imbalance,
+) -> Option<usize> {
+    let modern = sim.policy.era == Era::V6_5;
+    group
+        .iter()
+        .filter(|&c| c != this && sim.cpus[c].rq.nr_running > 0)
+        .filter(|&c| {
+            let rq = &sim.cpus[c].rq;
+            let load = if modern {
+                rq.pelt.load_avg
+            } else {
+                sim.instant_load(c)
+            };
+            !(imb.kind == Migrate::Load && rq.nr_running == 1 && load > imb.amount)
+        })
+        .max_by_key(|&c| {
+            let rq = &sim.cpus[c].rq;
+            let key = match imb.kind {
+                Migrate::Load if modern => rq.pelt.load_avg,
+                Migrate::Load => sim.instant_load(c),
+                Migrate::Util => rq.pelt.util_avg,
+                Migrate::Task => rq.nr_running as u64,
+            };
+            (key, std::cmp::Reverse(c))
+        })
+}
+
+/// detach_tasks + attach_tasks: queued tasks of `busiest` that may move
+/// (affinity, not running, not cache-hot unless allowed), from the tail,
+/// until the imbalance is met; at most nr_migrate looked at; one for
+/// new-idle.
+fn detach_and_attach(
+    sim: &mut Sim,
+    busiest: usize,
+    this: usize,
+    imb: Imbalance,
+    idle: IdleType,
+    hot_ok: bool,
+    level: &'static str,
+) -> usize {
+    let loop_max = (sim.policy.tunables.nr_migrate as usize).min(sim.cpus[busiest].rq.nr_running);
+    let candidates: Vec<usize> = sim.cpus[busiest].rq.queued().rev().take(loop_max).collect();
+    let mut left = imb.amount as i64;
+    let mut moved = 0;
+    for t in candidates {
+        if left <= 0 {
+            break;
+        }
+        if !sim.allowed(t).contains(this) {
+            continue;
+        }
+        if !hot_ok && task_hot(sim, t, busiest) {
+            sim.bump_named("lb", level, hot_name(idle));
+            continue;
+        }
+        let load = match imb.kind {
+            Migrate::Load if sim.policy.era == Era::V6_5 => sim.ents[t].pelt.load_avg,
+            Migrate::Load => sim.ents[t].weight,
+            Migrate::Util => sim.ents[t].pelt.util_avg,
+            Migrate::Task => 1,
+        };
+        sim.migrate_queued(t, busiest, this, "load_balance");
+        sim.bump_named("migrations.balance", "", level);
+        moved += 1;
+        left -= load as i64;
+        if idle == IdleType::NewIdle {
+            break;
+        }
+    }
+    moved
+}
+
+/// A task ran within migration_cost, or is its queue's buddy (CACHE_HOT_BUDDY).
+fn task_hot(sim: &Sim, t: usize, cpu: usize) -> bool {
+    let rq = &sim.cpus[cpu].rq;
+    if sim
+        .policy
+        .features
+        .has(crate::policy::Feature::CacheHotBuddy)
+        && (rq.next == Some(t) || rq.last == Some(t))
+    {
+        return true;
+    }
+    sim.now.saturating_sub(sim.ents[t].exec_start_ns) < sim.policy.tunables.migration_cost_ns
+}

@@ -1,0 +1,73 @@
+//! Group statistics shared by the fork slow path and the load balancer:
+//! a sched group's load, utilisation, runnable tasks and idle CPUs, and its
+//! type (has_spare < fully_busy < overloaded), as 5.5+ kernels classify.
+
+use crate::cpuset::CpuSet;
+use crate::domains::Domain;
+use crate::engine::Sim;
+use crate::load::SCHED_CAPACITY_SCALE;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum GroupType {
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupStats {
+    pub kind: GroupType,
+    pub load: u64,
+    /// load x SCHED_CAPACITY_SCALE / capacity.
+    pub avg_load: u64,
+    pub util: u64,
+    pub nr_running: usize,
+    pub idle_cpus: usize,
+    pub capacity: u64,
+    pub weight: usize,
+}
+
+/// A group's statistics, leaving out task `exclude`'s own contribution (the
+/// slow path places a task that may still be counted on its old CPU).
+pub(crate) fn group_stats(
+    sim: &Sim,
+    sd: &Domain,
+    g: &CpuSet,
+    exclude: Option<usize>,
+) -> GroupStats {
+    let (mut load, mut util, mut runnable, mut nr, mut idle) = (0u64, 0u64, 0u64, 0usize, 0usize);
+    for i in g.iter() {
+        let rq = &sim.cpus[i].rq;
+        let mine = match exclude {
+            Some(p) if sim.tasks[p].cpu == i => sim.ents[p].pelt,
+            _ => Default::default(),
+        };
+        load += rq.pelt.load_avg.saturating_sub(mine.load_avg);
+        util += rq.pelt.util_avg.saturating_sub(mine.util_avg);
+        runnable += rq.pelt.runnable_avg.saturating_sub(mine.runnable_avg);
+        nr += rq.nr_running;
+        if sim.cpu_idle(i) {
+            idle += 1;
+        }
+    }
+    let weight = g.len();
+    let capacity = SCHED_CAPACITY_SCALE * weight as u64;
+    let pct = sd.params.imbalance_pct as u64;
+    let kind = if nr > weight && (capacity * 100 < util * pct || capacity * pct < runnable * 100) {
+        GroupType::Overloaded
+    } else if nr < weight || (capacity * 100 > util * pct && capacity * pct >= runnable * 100) {
+        GroupType::HasSpare
+    } else {
+        GroupType::FullyBusy
+    };
+    GroupStats {
+        kind,
+        load,
+        avg_load: load * SCHED_CAPACITY_SCALE / capacity,
+        util,
+        nr_running: nr,
+        idle_cpus: idle,
+        capacity,
+        weight,
+    }
+}
