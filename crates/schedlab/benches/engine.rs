@@ -18,6 +18,7 @@ fn config(machine: &str, era: Era, workload: &str, duration_ns: u64) -> SimConfi
         seed: 1,
         duration_ns: Some(duration_ns),
         trace: None,
+        measure_from_ns: 0,
         check_invariants: false,
     }
 }

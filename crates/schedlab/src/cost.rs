@@ -33,6 +33,10 @@ impl CostModel {
         bytes * self.costs.copy_ns_per_kib / 1024
     }
 
+    pub fn net_msg(&self) -> u64 {
+        self.costs.net_msg_ns
+    }
+
     pub fn fork(&self) -> u64 {
         self.costs.fork_ns
     }

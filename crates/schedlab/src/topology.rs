@@ -92,6 +92,9 @@ pub struct HwCosts {
     pub copy_ns_per_kib: u64,
     /// Creating a process (fork) in the parent.
     pub fork_ns: u64,
+    /// The loopback network stack per TCP/UDP message, send and receive
+    /// softirq together, charged to the sender.
+    pub net_msg_ns: u64,
     /// A process context switch (address-space change included).
     pub context_switch_ns: u64,
     /// A switch between threads of one process.
@@ -123,6 +126,7 @@ impl Default for HwCosts {
             syscall_ns: 100,
             copy_ns_per_kib: 60,
             fork_ns: 50_000,
+            net_msg_ns: 1_500,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
             wakeup_ns: 300,

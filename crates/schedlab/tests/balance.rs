@@ -19,6 +19,7 @@ fn sim(topology: Topology, policy: PolicySpec, tasks: &[String], duration_ns: u6
         seed: 3,
         duration_ns: Some(duration_ns),
         trace: None,
+        measure_from_ns: 0,
         check_invariants: false,
     };
     Sim::new(&cfg).unwrap()
@@ -249,6 +250,7 @@ fn newidle_balance_follows_its_flag_on_the_node_level() {
             seed: 3,
             duration_ns: None,
             trace: None,
+            measure_from_ns: 0,
             check_invariants: false,
         };
         Sim::new(&cfg).unwrap().run().unwrap().counters

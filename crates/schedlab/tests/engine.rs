@@ -54,6 +54,7 @@ fn run_with(
             end_ns: u64::MAX,
             max_events: 100_000,
         }),
+        measure_from_ns: 0,
         check_invariants: true,
     };
     Sim::new(&cfg).unwrap().run().unwrap()

@@ -16,6 +16,7 @@ fn run(machine: &str, era: Era, workload: &str) -> RunOutput {
         seed: 1,
         duration_ns: None,
         trace: None,
+        measure_from_ns: 0,
         check_invariants: false,
     };
     Sim::new(&cfg).unwrap().run().unwrap()
@@ -113,6 +114,7 @@ fn the_trace_window_records_placement_branches() {
         seed: 1,
         duration_ns: None,
         trace: Some(window),
+        measure_from_ns: 0,
         check_invariants: false,
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();

@@ -27,7 +27,7 @@ use stats::{Counters, CpuTime, MarkStats, TraceEvent, TraceWindow};
 use std::collections::BTreeMap;
 
 pub use cpu::{Acct, CpuState};
-pub use task::{TaskState, Wait};
+pub use task::{ChannelStats, TaskState, Wait};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -39,6 +39,8 @@ pub struct SimConfig {
     /// Stop here even if tasks are still running (None: when all have exited).
     pub duration_ns: Option<u64>,
     pub trace: Option<TraceWindow>,
+    /// Marks and channel traffic before this time are warm-up, not counted.
+    pub measure_from_ns: u64,
     /// Check the model's invariants after every event (slow; for tests).
     pub check_invariants: bool,
 }
@@ -52,6 +54,9 @@ pub struct RunOutput {
     pub cpu_time: Vec<CpuTime>,
     pub marks: Vec<MarkStats>,
     pub tasks: Vec<TaskSummary>,
+    pub channels: Vec<ChannelStats>,
+    /// When measuring started (the end of the warm-up).
+    pub measure_from_ns: u64,
     pub trace: Vec<TraceEvent>,
 }
 
@@ -117,6 +122,7 @@ pub struct Sim {
     events: u64,
     seed: u64,
     end_ns: u64,
+    pub(crate) measure_from_ns: u64,
     duration_set: bool,
     check_invariants: bool,
     /// CPUs whose busy state may have changed during the current event.
@@ -179,6 +185,7 @@ impl Sim {
             events: 0,
             seed: cfg.seed,
             end_ns,
+            measure_from_ns: cfg.measure_from_ns,
             duration_set: cfg.duration_ns.is_some(),
             check_invariants: cfg.check_invariants,
             seg_touched: Vec::new(),
@@ -326,6 +333,8 @@ impl Sim {
                     last_cpu: t.cpu,
                 })
                 .collect(),
+            channels: self.chans.iter().map(|c| c.stats).collect(),
+            measure_from_ns: self.measure_from_ns,
             trace: self.trace,
         }
     }

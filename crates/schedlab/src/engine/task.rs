@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::limits;
 use crate::policy::wakeup::{self, WakeKind};
 use crate::policy::Feature;
-use crate::workload::program::{ChannelSpec, Insn, Time};
+use crate::workload::program::{ChannelKind, ChannelSpec, Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
 
@@ -92,6 +92,8 @@ pub(crate) struct Task {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
+    kind: ChannelKind,
+    sendfile: bool,
     capacity: u64,
     /// Bytes written or being written and not yet read.
     used: u64,
@@ -100,17 +102,32 @@ pub(crate) struct Channel {
     last_writer_cpu: Option<usize>,
     pub readers: Vec<usize>,
     pub writers: Vec<usize>,
+    /// Traffic in the measured part of the run.
+    pub stats: ChannelStats,
+}
+
+/// What went through a channel after the warm-up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChannelStats {
+    pub bytes_written: u64,
+    pub bytes_read: u64,
+    pub bytes_dropped: u64,
+    /// Times a writer blocked because the buffer was full.
+    pub writer_blocks: u64,
 }
 
 impl Channel {
     pub fn new(spec: &ChannelSpec) -> Self {
         Channel {
+            kind: spec.kind,
+            sendfile: spec.sendfile,
             capacity: spec.capacity,
             used: 0,
             readable: 0,
             last_writer_cpu: None,
             readers: Vec::new(),
             writers: Vec::new(),
+            stats: ChannelStats::default(),
         }
     }
 }
@@ -231,17 +248,34 @@ impl Sim {
                     return;
                 }
                 Insn::Write { chan, bytes } => {
+                    let measuring = self.now >= self.measure_from_ns;
                     let ch = &mut self.chans[chan];
-                    if ch.capacity - ch.used >= bytes {
-                        ch.used += bytes;
-                        let cost = self.syscall_entry(task) + self.cost.copy(bytes);
+                    let fits = ch.capacity - ch.used >= bytes;
+                    if fits || ch.kind == ChannelKind::Udp {
+                        // A datagram that does not fit is dropped, the sender unaware.
+                        if fits {
+                            ch.used += bytes;
+                        } else if measuring {
+                            ch.stats.bytes_dropped += bytes;
+                        }
+                        let copy = if ch.sendfile {
+                            0
+                        } else {
+                            self.cost.copy(bytes)
+                        };
+                        let net = if ch.kind.is_network() {
+                            self.cost.net_msg()
+                        } else {
+                            0
+                        };
+                        let cost = self.syscall_entry(task) + copy + net;
                         self.tasks[task].pc += 1;
-                        self.start_segment(
-                            cpu,
-                            SegKind::Kernel,
-                            cost,
-                            Pending::Deposit { chan, bytes },
-                        );
+                        let pending = if fits {
+                            Pending::Deposit { chan, bytes }
+                        } else {
+                            Pending::None
+                        };
+                        self.start_segment(cpu, SegKind::Kernel, cost, pending);
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Write(chan));
                     }
@@ -253,6 +287,9 @@ impl Sim {
                         let take = ch.readable.min(bytes);
                         ch.readable -= take;
                         ch.used -= take;
+                        if self.now >= self.measure_from_ns {
+                            ch.stats.bytes_read += take;
+                        }
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
                         let cost = self.syscall_entry(task)
                             + self.cost.copy(take)
@@ -290,8 +327,11 @@ impl Sim {
                 Insn::Mark(label) => {
                     let now = self.now;
                     let last = std::mem::replace(&mut self.tasks[task].last_marks[label], now);
-                    let interval = (last != u64::MAX).then(|| now - last);
-                    self.marks[label].record(now, task, interval);
+                    // Marks in the warm-up only set the start of the next interval.
+                    if now >= self.measure_from_ns {
+                        let interval = (last != u64::MAX).then(|| now - last);
+                        self.marks[label].record(now, task, interval);
+                    }
                     self.tasks[task].pc += 1;
                 }
                 Insn::Fork(child) => {
@@ -340,15 +380,20 @@ impl Sim {
                 }
             }
             Pending::Deposit { chan, bytes } => {
+                let measuring = self.now >= self.measure_from_ns;
                 let ch = &mut self.chans[chan];
                 ch.readable += bytes;
+                if measuring {
+                    ch.stats.bytes_written += bytes;
+                }
                 ch.last_writer_cpu = Some(cpu);
                 let waiters = std::mem::take(&mut ch.readers);
-                self.wake_all(cpu, waiters);
+                self.wake_all(cpu, waiters, true);
             }
             Pending::Drained { chan } => {
+                let sync = self.chans[chan].kind.sync_writer_wakeup();
                 let waiters = std::mem::take(&mut self.chans[chan].writers);
-                self.wake_all(cpu, waiters);
+                self.wake_all(cpu, waiters, sync);
             }
             Pending::Sleep(ns) => {
                 self.block(cpu, task, Wait::Timer);
@@ -363,15 +408,18 @@ impl Sim {
         }
     }
 
-    /// Wakes every waiter (pipe and socket writes and reads wake with the
-    /// sync hint); the waker pays for each wakeup before continuing.
-    fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>) {
+    /// Wakes every waiter of a channel; the waker pays for each wakeup
+    /// (and its placement's idle-CPU scan) before continuing.
+    fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>, sync: bool) {
         let mut woken = 0;
         self.wakeup_scan_ns = 0;
         for w in waiters {
-            if self.try_to_wake_up(w, Some(cpu), true) {
+            if self.try_to_wake_up(w, Some(cpu), sync) {
                 woken += 1;
             }
+        }
+        if woken > 1 {
+            self.bump_named("wakeup", "", "one_to_many");
         }
         if woken > 0 {
             // Each wakeup's work, plus the CPUs its placement scanned.
@@ -396,7 +444,12 @@ impl Sim {
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
             Wait::Read(c) => self.chans[c].readers.push(task),
-            Wait::Write(c) => self.chans[c].writers.push(task),
+            Wait::Write(c) => {
+                if self.now >= self.measure_from_ns {
+                    self.chans[c].stats.writer_blocks += 1;
+                }
+                self.chans[c].writers.push(task)
+            }
             Wait::Timer => self.tasks[task].timer_gen += 1,
         }
         self.schedule(cpu);
@@ -443,6 +496,9 @@ impl Sim {
         let waker = waker_cpu.and_then(|c| self.cpus[c].rq.curr);
         if let Some(w) = waker {
             self.tasks[w].last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
+        }
+        if sync {
+            self.bump_named("ttwu", "", "sync");
         }
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);

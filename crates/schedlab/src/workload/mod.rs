@@ -1,5 +1,6 @@
-//! Workloads: the task-behaviour language ([`program`]) that the engine runs.
-//! Benchmark generators build programs in it; nothing below the workload
-//! layer knows which benchmark it runs.
+//! Workloads: the task-behaviour language ([`program`]) that the engine
+//! runs, and generators shaped like the real benchmarks ([`bench`]).
+//! Nothing below the workload layer knows which benchmark it runs.
 
+pub mod bench;
 pub mod program;

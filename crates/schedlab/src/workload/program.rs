@@ -28,21 +28,46 @@ impl Time {
     }
 }
 
-/// What kind of channel: decides whether a write's wakeup is sync.
+/// What kind of channel. Every kind wakes a blocked reader with the sync
+/// hint (the writer is the waker: on loopback TCP/UDP the receive path runs
+/// in softirq on the sender's CPU). Pipes and unix sockets also wake a
+/// blocked writer with it; TCP writers are woken by ACKs freeing window
+/// space, not sync. UDP writers never block: a datagram that does not fit
+/// the receive buffer is dropped. TCP and UDP pay the network stack per
+/// message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChannelKind {
     Pipe,
     Unix,
+    Tcp,
+    Udp,
+}
+
+impl ChannelKind {
+    pub fn is_network(self) -> bool {
+        matches!(self, ChannelKind::Tcp | ChannelKind::Udp)
+    }
+
+    pub fn sync_writer_wakeup(self) -> bool {
+        matches!(self, ChannelKind::Pipe | ChannelKind::Unix)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelSpec {
     pub kind: ChannelKind,
-    /// Buffer size in bytes: a writer blocks when it is full.
+    /// Buffer size in bytes: a writer blocks when it is full (UDP: drops).
     #[serde(default = "default_capacity")]
     pub capacity: u64,
+    /// The sender uses sendfile(): no copy from user space.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sendfile: bool,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 fn default_capacity() -> u64 {

@@ -30,6 +30,7 @@ fn state(machine: &str, policy: PolicySpec, hogs: &[(usize, usize)], at_ns: u64)
         seed: 1,
         duration_ns: Some(10_000_000_000),
         trace: None,
+        measure_from_ns: 0,
         check_invariants: true,
     };
     let mut sim = Sim::new(&cfg).unwrap();

@@ -1,0 +1,127 @@
+//! hackbench: G groups of 20 senders and 20 receivers over AF_UNIX
+//! socketpairs (or pipes with -p), processes (or threads with -T). Each
+//! sender writes `loops` messages of `datasize` bytes to each receiver of
+//! its group in turn; each receiver reads fds x loops messages. Many-to-many
+//! sync wakeups with the senders running on: wake_wide territory. Prints the
+//! elapsed time. Left out: the startup barrier (all tasks start together).
+
+use super::{channel, check, marks, read, task, write, Built, Report};
+use crate::engine::RunOutput;
+use crate::error::Result;
+use crate::workload::program::{ChannelKind, Op, WorkloadSpec};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hackbench {
+    /// -g: groups.
+    #[serde(default = "default_groups")]
+    pub groups: u64,
+    /// -l: messages each sender sends to each receiver.
+    #[serde(default = "default_loops")]
+    pub loops: u64,
+    /// -f: senders and receivers per group.
+    #[serde(default = "default_fds")]
+    pub fds: u64,
+    /// -s: message size in bytes.
+    #[serde(default = "default_datasize")]
+    pub datasize: u64,
+    /// -p: pipes instead of unix sockets.
+    #[serde(default)]
+    pub pipe: bool,
+    /// -T: threads instead of processes.
+    #[serde(default)]
+    pub threads: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+}
+
+fn default_groups() -> u64 {
+    10
+}
+fn default_loops() -> u64 {
+    100
+}
+fn default_fds() -> u64 {
+    20
+}
+fn default_datasize() -> u64 {
+    100
+}
+
+impl Hackbench {
+    pub fn build(&self) -> Result<Built> {
+        check("hackbench", "groups", self.groups, 1, 200)?;
+        check("hackbench", "loops", self.loops, 1, 1_000_000)?;
+        check("hackbench", "fds", self.fds, 1, 100)?;
+        check("hackbench", "datasize", self.datasize, 1, 65536)?;
+        let (kind, capacity) = if self.pipe {
+            (ChannelKind::Pipe, 65536)
+        } else {
+            (ChannelKind::Unix, 212_992)
+        };
+        let fds = self.fds as usize;
+        let mut channels = Vec::new();
+        let mut tasks = Vec::new();
+        for g in 0..self.groups as usize {
+            let base = channels.len();
+            for _ in 0..fds {
+                channels.push(channel(kind, capacity));
+            }
+            for r in 0..fds {
+                let body = vec![read(base + r, self.datasize)];
+                let mut t = task(
+                    format!("receiver{g}.{r}"),
+                    &self.affinity,
+                    vec![
+                        Op::Loop {
+                            count: self.fds * self.loops,
+                            body,
+                        },
+                        super::mark("done"),
+                    ],
+                );
+                t.process = self.threads.then_some(1);
+                tasks.push(t);
+            }
+            for s in 0..fds {
+                let body: Vec<Op> = (0..fds).map(|r| write(base + r, self.datasize)).collect();
+                let mut t = task(
+                    format!("sender{g}.{s}"),
+                    &self.affinity,
+                    vec![Op::Loop {
+                        count: self.loops,
+                        body,
+                    }],
+                );
+                t.process = self.threads.then_some(1);
+                tasks.push(t);
+            }
+        }
+        Ok(Built {
+            spec: WorkloadSpec { channels, tasks },
+            duration_ns: None,
+            measure_from_ns: 0,
+        })
+    }
+
+    pub fn report(&self, out: &RunOutput) -> Report {
+        let done = marks(out, "done");
+        let secs = done.iter().map(|m| m.0).max().unwrap_or(0) as f64 / 1e9;
+        let mode = if self.threads { "thread" } else { "process" };
+        let text = format!(
+            "Running in {mode} mode with {} groups using {} file descriptors each (== {} tasks)\nEach sender will pass {} messages of {} bytes\nTime: {secs:.3}\n",
+            self.groups,
+            2 * self.fds,
+            2 * self.fds * self.groups,
+            self.loops,
+            self.datasize
+        );
+        Report {
+            value: secs,
+            series: vec![],
+            details: vec![],
+            text,
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! Generators: the tasks and channels they build, output shaped like the
+//! real tools' (checked against lines the tools printed), bad parameters,
+//! and behaviour the tools are known for.
+
+use super::*;
+use crate::engine::{Sim, SimConfig};
+use crate::policy::{Era, PolicySpec};
+use crate::topology::{preset, Topology};
+use crate::workload::program::Workload;
+
+fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
+    let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
+    let built = bench.build().unwrap();
+    let n = topology.ncpus();
+    let cfg = SimConfig {
+        policy: PolicySpec::era(era).resolve(n).unwrap(),
+        workload: Workload::compile(&built.spec, n).unwrap(),
+        topology,
+        seed: 1,
+        duration_ns: built.duration_ns,
+        trace: None,
+        measure_from_ns: built.measure_from_ns,
+        check_invariants: false,
+    };
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    let report = bench.report(&out);
+    (out, report)
+}
+
+fn bench(json: &str) -> Benchmark {
+    serde_json::from_str(json).unwrap()
+}
+
+/// `digits.dd` with exactly `decimals` decimals.
+fn is_decimal(s: &str, decimals: usize) -> bool {
+    let Some((int, frac)) = s.split_once('.') else {
+        return false;
+    };
+    !int.is_empty()
+        && int.chars().all(|c| c.is_ascii_digit())
+        && frac.len() == decimals
+        && frac.chars().all(|c| c.is_ascii_digit())
+}
+
+fn is_int(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
+
+/// One pattern per tool: each matches the line the real tool printed (the
+/// seed fixtures) and the generator's line.
+fn pipe_test_line(l: &str) -> bool {
+    l.strip_suffix(" usecs/loop.")
+        .is_some_and(|v| is_decimal(v, 2))
+}
+fn tbench_line(l: &str) -> bool {
+    let w: Vec<&str> = l.split(' ').collect();
+    w.len() == 9
+        && w[0] == "Throughput"
+        && is_decimal(w[1], 1)
+        && w[2] == "MB/sec"
+        && is_int(w[3])
+        && w[4] == "clients"
+        && w[5] == w[3]
+        && w[6] == "procs"
+        && w[7]
+            .strip_prefix("max_latency=")
+            .is_some_and(|v| is_decimal(v, 3))
+        && w[8] == "ms"
+}
+fn hackbench_line(l: &str) -> bool {
+    l.strip_prefix("Time: ").is_some_and(|v| is_decimal(v, 3))
+}
+fn lat_ctx_header(l: &str) -> bool {
+    let l = l.trim_start_matches('"');
+    let Some((size, ovr)) = l.split_once(' ') else {
+        return false;
+    };
+    size.strip_prefix("size=")
+        .and_then(|s| s.strip_suffix('k'))
+        .is_some_and(is_int)
+        && ovr.strip_prefix("ovr=").is_some_and(|v| is_decimal(v, 2))
+}
+fn lat_ctx_line(l: &str) -> bool {
+    l.split_once(' ')
+        .is_some_and(|(n, t)| is_int(n) && is_decimal(t, 2))
+}
+fn netperf_line(l: &str) -> bool {
+    let w: Vec<&str> = l.split_whitespace().collect();
+    w.len() >= 5
+        && w[..w.len() - 2].iter().all(|t| is_int(t))
+        && is_decimal(w[w.len() - 2], 2)
+        && is_decimal(w[w.len() - 1], 2)
+}
+fn sysbench_line(l: &str) -> bool {
+    let w: Vec<&str> = l.split_whitespace().collect();
+    w.len() == 5
+        && w[0] == "transactions:"
+        && is_int(w[1])
+        && w[2].strip_prefix('(').is_some_and(|v| is_decimal(v, 2))
+        && w[3] == "per"
+        && w[4] == "sec.)"
+}
+fn perf_line(l: &str) -> bool {
+    l.trim_start()
+        .strip_suffix(" usecs/op")
+        .is_some_and(|v| is_decimal(v, 6))
+}
+
+#[test]
+fn fixture_lines_match_their_tool_patterns() {
+    assert!(pipe_test_line("8.63 usecs/loop."));
+    assert!(pipe_test_line("18.26 usecs/loop."));
+    assert!(tbench_line(
+        "Throughput 9438.1 MB/sec 40 clients 40 procs max_latency=2.052 ms"
+    ));
+    assert!(hackbench_line("Time: 7.362"));
+    assert!(lat_ctx_header("\"size=0k ovr=2.60"));
+    assert!(lat_ctx_header("size=0k ovr=2.60"));
+    assert!(lat_ctx_line("2 5.70"));
+    // netperf 2.x TCP_RR data line and sysbench 1.0's summary, as printed.
+    assert!(netperf_line(
+        "16384  87380  1        1       10.00    33874.59"
+    ));
+    assert!(sysbench_line(
+        "transactions:                        24455  (2445.34 per sec.)"
+    ));
+    assert!(perf_line("       8.873149 usecs/op"));
+    // And each rejects another tool's line.
+    assert!(!pipe_test_line("Time: 7.362"));
+    assert!(!tbench_line("8.63 usecs/loop."));
+    assert!(!hackbench_line("2 5.70"));
+}
+
+#[test]
+fn pipe_test_builds_two_pipes_and_a_forked_child_and_prints_per_batch() {
+    let b = bench(r#"{"kind":"pipe_test","loops":2000,"batches":3}"#);
+    let built = b.build().unwrap();
+    assert_eq!(built.spec.channels.len(), 2);
+    assert_eq!(built.spec.tasks.len(), 1);
+    assert!(matches!(built.spec.tasks[0].program[0], Op::Fork(_)));
+    let (_, r) = run("desktop-8c", Era::V6_5, &b);
+    assert_eq!(r.series.len(), 3);
+    let lines: Vec<&str> = r.text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| pipe_test_line(l)), "{}", r.text);
+    assert!(r.value > 1.0 && r.value < 50.0, "{}", r.value);
+}
+
+#[test]
+fn perf_bench_pipe_prints_its_summary() {
+    let (_, r) = run(
+        "desktop-8c",
+        Era::V6_5,
+        &bench(r#"{"kind":"perf_bench_pipe","loops":5000}"#),
+    );
+    assert!(
+        r.text
+            .contains("# Executed 5000 pipe operations between two processes"),
+        "{}",
+        r.text
+    );
+    assert!(r.text.lines().any(perf_line), "{}", r.text);
+    assert!(r.text.contains("ops/sec"));
+}
+
+#[test]
+fn lat_ctx_subtracts_the_measured_overhead() {
+    let b = bench(r#"{"kind":"lat_ctx","size_kb":0,"procs":2,"rounds":2000}"#);
+    assert_eq!(
+        b.build().unwrap().spec.channels.len(),
+        3,
+        "a pipe per process plus the overhead pipe"
+    );
+    let (_, r) = run("phoenix-2008", Era::V2_6_28, &b);
+    let lines: Vec<&str> = r.text.lines().collect();
+    assert!(
+        lat_ctx_header(lines[0]) && lat_ctx_line(lines[1]),
+        "{}",
+        r.text
+    );
+    assert!(lines[1].starts_with("2 "));
+    assert!(r.value > 0.0, "{}", r.text);
+}
+
+#[test]
+fn hackbench_builds_its_groups_and_prints_the_time() {
+    let b = bench(r#"{"kind":"hackbench","groups":2,"loops":10}"#);
+    let built = b.build().unwrap();
+    assert_eq!(
+        built.spec.tasks.len(),
+        80,
+        "2 groups x (20 senders + 20 receivers)"
+    );
+    assert_eq!(built.spec.channels.len(), 40, "one socket per receiver");
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    assert!(
+        r.text.contains(
+            "Running in process mode with 2 groups using 40 file descriptors each (== 80 tasks)"
+        ),
+        "{}",
+        r.text
+    );
+    assert!(r.text.lines().any(hackbench_line), "{}", r.text);
+    assert!(r.value > 0.0);
+    // Each receiver read 20 senders x 10 loops x 100 bytes.
+    assert!(out.channels.iter().all(|c| c.bytes_read == 20 * 10 * 100));
+}
+
+#[test]
+fn tbench_prints_throughput_and_grows_until_the_box_is_saturated() {
+    let mb = |clients: u64| {
+        let b = bench(&format!(
+            r#"{{"kind":"tbench","clients":{clients},"duration_ms":60,"warmup_ms":20}}"#
+        ));
+        let (_, r) = run("ivb-ep-2s", Era::V4_15, &b);
+        assert!(r.text.lines().all(tbench_line), "{}", r.text);
+        r.value
+    };
+    let (c5, c20, c40, c80) = (mb(5), mb(20), mb(40), mb(80));
+    assert!(c20 > 2.5 * c5, "{c5} {c20}");
+    assert!(c40 > c20, "{c20} {c40}");
+    assert!(
+        c80 < 1.15 * c40,
+        "past 40 clients the 40 CPUs are saturated: {c40} {c80}"
+    );
+}
+
+#[test]
+fn netperf_tests_report_their_units_and_udp_never_blocks_the_sender() {
+    let rr = bench(r#"{"kind":"netperf","test":"TCP_RR","duration_ms":20}"#);
+    let (_, r) = run("desktop-8c", Era::V6_5, &rr);
+    assert!(r.text.lines().any(netperf_line), "{}", r.text);
+    assert!(r.value > 10_000.0, "{}", r.value);
+    assert_eq!(rr.metric().unit, "per sec");
+
+    let udp = bench(r#"{"kind":"netperf","test":"UDP_STREAM","duration_ms":20,"send_size":65507}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &udp);
+    assert_eq!(
+        out.channels[0].writer_blocks, 0,
+        "a UDP sender never blocks"
+    );
+    assert!(
+        out.channels[0].bytes_dropped > 0,
+        "the flood overruns the receiver: {:?}",
+        out.channels[0]
+    );
+    assert!(r.value > 0.0);
+    assert_eq!(udp.metric().unit, "10^6bits/sec");
+
+    let tcp = bench(r#"{"kind":"netperf","test":"TCP_STREAM","duration_ms":20}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &tcp);
+    assert_eq!(out.channels[0].bytes_dropped, 0);
+    assert!(r.value > 0.0);
+}
+
+/// A writer that fills a slow reader's buffer blocks; on a pipe the reader
+/// wakes it with the sync hint, on TCP (an ACK freeing window space) without.
+#[test]
+fn tcp_writers_are_woken_without_the_sync_hint() {
+    let run_kind = |kind: &str| {
+        let json = format!(
+            r#"{{"channels":[{{"kind":"{kind}","capacity":1024}}],"tasks":[
+                {{"name":"w","program":[{{"loop":{{"count":200,"body":[{{"write":{{"chan":0,"bytes":512}}}}]}}}}]}},
+                {{"name":"r","program":[{{"loop":{{"count":200,"body":[{{"read":{{"chan":0,"bytes":512}}}},{{"compute":{{"ns":50000}}}}]}}}}]}}]}}"#
+        );
+        let spec: crate::workload::program::WorkloadSpec = serde_json::from_str(&json).unwrap();
+        let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+        let cfg = SimConfig {
+            policy: PolicySpec::era(Era::V6_5).resolve(16).unwrap(),
+            workload: Workload::compile(&spec, 16).unwrap(),
+            topology,
+            seed: 1,
+            duration_ns: None,
+            trace: None,
+            measure_from_ns: 0,
+            check_invariants: true,
+        };
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let c = |k: &str| out.counters.get(k).copied().unwrap_or(0);
+        (
+            out.channels[0].writer_blocks,
+            c("ttwu.sync"),
+            c("ttwu.local") + c("ttwu.remote"),
+        )
+    };
+    let (blocks, sync, all) = run_kind("pipe");
+    assert!(
+        blocks > 50 && sync == all,
+        "pipe: {blocks} blocks, {sync} of {all} wakeups sync"
+    );
+    let (blocks, sync, all) = run_kind("tcp");
+    assert!(
+        blocks > 50 && sync < all && all - sync >= blocks - 1,
+        "tcp: {blocks} blocks, {sync} of {all} wakeups sync"
+    );
+}
+
+#[test]
+fn sysbench_commits_wake_many_and_print_transactions() {
+    let b = bench(r#"{"kind":"sysbench","threads":8,"db":"pgsql","duration_ms":100}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    assert!(r.text.lines().any(sysbench_line), "{}", r.text);
+    assert!(r.value > 0.0);
+    assert!(
+        out.counters.get("wakeup.one_to_many").copied().unwrap_or(0) > 0,
+        "{:?}",
+        out.counters
+    );
+}
+
+#[test]
+fn every_generator_takes_affinity() {
+    for json in [
+        r#"{"kind":"pipe_test","affinity":"0-1"}"#,
+        r#"{"kind":"perf_bench_pipe","affinity":"0-1"}"#,
+        r#"{"kind":"lat_ctx","affinity":"0-1"}"#,
+        r#"{"kind":"hackbench","affinity":"0-1"}"#,
+        r#"{"kind":"tbench","affinity":"0-1"}"#,
+        r#"{"kind":"netperf","test":"TCP_RR","affinity":"0-1"}"#,
+        r#"{"kind":"sysbench","affinity":"0-1"}"#,
+    ] {
+        let built = bench(json).build().unwrap();
+        fn all_pinned(t: &crate::workload::program::TaskSpec) -> bool {
+            t.affinity.as_deref() == Some("0-1")
+                && t.program.iter().all(|op| match op {
+                    Op::Fork(c) => all_pinned(c),
+                    _ => true,
+                })
+        }
+        assert!(built.spec.tasks.iter().all(all_pinned), "{json}");
+    }
+}
+
+#[test]
+fn bad_parameters_name_the_parameter_and_range() {
+    let err = |json: &str| bench(json).build().unwrap_err().to_string();
+    assert_eq!(
+        err(r#"{"kind":"pipe_test","loops":0}"#),
+        "pipe-test parameter loops is 0; it must be 1..=100000000"
+    );
+    assert_eq!(
+        err(r#"{"kind":"tbench","clients":1000000000}"#),
+        "tbench parameter clients is 1000000000; it must be 1..=4096"
+    );
+    assert_eq!(
+        err(r#"{"kind":"hackbench","groups":0}"#),
+        "hackbench parameter groups is 0; it must be 1..=200"
+    );
+    let e = serde_json::from_str::<Benchmark>(r#"{"kind":"lat_ctx","size_kb":-4}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("-4") || e.contains("invalid value"), "{e}");
+    let e = serde_json::from_str::<Benchmark>(r#"{"kind":"netperf","test":"SCTP_RR"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("SCTP_RR") && e.contains("TCP_RR"), "{e}");
+    let e = serde_json::from_str::<Benchmark>(r#"{"kind":"tbench","clinets":4}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("clinets"), "{e}");
+}
+
+#[test]
+fn sweeping_a_parameter() {
+    let b = bench(r#"{"kind":"tbench","clients":2}"#);
+    let b40 = b.with_param("clients", &serde_json::json!(40)).unwrap();
+    assert!(matches!(b40, Benchmark::Tbench(Tbench { clients: 40, .. })));
+    let err = b
+        .with_param("groups", &serde_json::json!(4))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("unknown parameter of this workload \"groups\"; valid: clients, duration_ms, warmup_ms, affinity"), "{err}");
+    let err = b
+        .with_param("clients", &serde_json::json!("many"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tbench parameter clients"), "{err}");
+}
+
+#[test]
+fn a_hand_written_program_equal_to_a_generators_runs_identically() {
+    let b = bench(r#"{"kind":"pipe_test","loops":500,"batches":2}"#);
+    let hand: crate::workload::program::WorkloadSpec = serde_json::from_str(
+        r#"{"channels":[{"kind":"pipe","capacity":65536},{"kind":"pipe","capacity":65536}],
+            "tasks":[{"name":"parent","program":[
+              {"fork":{"name":"child","program":[{"loop":{"count":1000,"body":[
+                  {"read":{"chan":0,"bytes":4}},{"write":{"chan":1,"bytes":4}}]}}]}},
+              {"mark":"batch"},
+              {"loop":{"count":2,"body":[
+                  {"loop":{"count":500,"body":[{"write":{"chan":0,"bytes":4}},{"read":{"chan":1,"bytes":4}}]}},
+                  {"mark":"batch"}]}}]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(b.build().unwrap().spec, hand);
+    let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+    let cfg = SimConfig {
+        policy: PolicySpec::era(Era::V4_15).resolve(40).unwrap(),
+        workload: Workload::compile(&hand, 40).unwrap(),
+        topology,
+        seed: 1,
+        duration_ns: None,
+        trace: None,
+        measure_from_ns: 0,
+        check_invariants: false,
+    };
+    let by_hand = Sim::new(&cfg).unwrap().run().unwrap();
+    let (generated, _) = run("ivb-ep-2s", Era::V4_15, &b);
+    assert_eq!(by_hand.end_ns, generated.end_ns);
+    assert_eq!(by_hand.counters, generated.counters);
+    assert_eq!(by_hand.marks[0].series, generated.marks[0].series);
+}
