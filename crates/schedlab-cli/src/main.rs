@@ -3,12 +3,15 @@
 //! Errors print one line to stderr and exit with code 2; nothing panics on
 //! bad input.
 
+mod bench;
+mod fidelity;
 mod machine_arg;
+mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab::domains::Domains;
 use schedlab::policy::{Era, PolicySpec};
-use schedlab::{limits, topology};
+use schedlab::{limits, presets, topology};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -23,8 +26,18 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+enum DumpFormat {
     Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum RunFormat {
+    /// The tools' own output.
+    Text,
+    /// The commit-style A/B table.
+    Table,
+    Csv,
     Json,
 }
 
@@ -46,15 +59,47 @@ enum Command {
         #[arg(long)]
         cpu: Option<usize>,
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: DumpFormat,
     },
     /// List the limits every experiment is checked against.
     Limits,
+    /// List the shipped experiments.
+    Presets,
+    /// Print a preset's experiment JSON.
+    Show { name: String },
+    /// Run a preset or an experiment JSON file.
+    Run {
+        /// A preset name or a path to an experiment JSON file.
+        experiment: String,
+        #[arg(long, value_enum, default_value = "table")]
+        format: RunFormat,
+        /// Override the experiment's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override the experiment's repeat count.
+        #[arg(long)]
+        repeats: Option<u32>,
+        /// Points run in parallel (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Encode a preset or experiment file as a link-safe string.
+    Encode { experiment: String },
+    /// Decode a link-safe string back to experiment JSON.
+    Decode { code: String },
+    /// Measure the engine's speed on standard cases.
+    Bench,
+    /// Every published number of the seed commits beside the simulated one.
+    Fidelity {
+        /// Points run in parallel (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    match dispatch(cli) {
         Ok(out) => {
             print!("{out}");
             ExitCode::SUCCESS
@@ -66,7 +111,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<String, String> {
+fn dispatch(cli: Cli) -> Result<String, String> {
     match cli.command {
         Command::Machines => {
             let mut out = String::new();
@@ -103,13 +148,51 @@ fn run(cli: Cli) -> Result<String, String> {
                 None => (0..topo.ncpus()).collect(),
             };
             Ok(match format {
-                Format::Text => format!("{}\n{}", topo.summary(), domains.dump_text(&cpus)),
-                Format::Json => format!("{:#}\n", domains.dump_json(&cpus)),
+                DumpFormat::Text => format!("{}\n{}", topo.summary(), domains.dump_text(&cpus)),
+                DumpFormat::Json => format!("{:#}\n", domains.dump_json(&cpus)),
             })
         }
         Command::Limits => Ok(limits::ALL
             .iter()
             .map(|l| format!("{:<28} {}..={}\n", l.name, l.min, l.max))
             .collect()),
+        Command::Presets => {
+            let mut out = String::new();
+            for name in presets::names() {
+                let e = presets::get(name).map_err(|e| e.to_string())?;
+                out.push_str(&format!("{name}\n    {}\n", e.description));
+            }
+            Ok(out)
+        }
+        Command::Show { name } => {
+            Ok(presets::get(&name).map_err(|e| e.to_string())?.to_json() + "\n")
+        }
+        Command::Run {
+            experiment,
+            format,
+            seed,
+            repeats,
+            jobs,
+        } => {
+            let mut exp = run::load(&experiment)?;
+            if let Some(s) = seed {
+                exp.seed = s;
+            }
+            if let Some(r) = repeats {
+                exp.repeats = r;
+                exp.validate().map_err(|e| e.to_string())?;
+            }
+            let results = run::run(&exp, jobs)?;
+            Ok(run::format(&exp, &results, format))
+        }
+        Command::Encode { experiment } => {
+            Ok(schedlab::codec::encode(&run::load(&experiment)?) + "\n")
+        }
+        Command::Decode { code } => Ok(schedlab::codec::decode(&code)
+            .map_err(|e| e.to_string())?
+            .to_json()
+            + "\n"),
+        Command::Bench => bench::run(),
+        Command::Fidelity { jobs } => fidelity::run(jobs),
     }
 }

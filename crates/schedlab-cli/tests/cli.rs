@@ -134,3 +134,121 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "{err}"
     );
 }
+
+#[test]
+fn run_prints_the_commit_table_and_json_is_identical_across_jobs() {
+    let out = schedlab()
+        .args(["run", "kvm-pipe-test-pinning"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("usecs/loop (us, lower is better)"),
+        "{text}"
+    );
+    assert!(text.contains("% loss") || text.contains("% win"), "{text}");
+    let json = |jobs: &str| {
+        let out = schedlab()
+            .args(["run", "retune-lat-ctx", "--format", "json", "--jobs", jobs])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let one = json("1");
+    assert_eq!(one, json("4"));
+    let v: serde_json::Value = serde_json::from_slice(&one).unwrap();
+    assert_eq!(v["experiment"], "retune-lat-ctx");
+    assert_eq!(v["metric"]["better"], "lower");
+    assert_eq!(v["variants"], serde_json::json!(["2.6.27", "2.6.28"]));
+    assert!(v["rows"][0]["values"]["2.6.28"].as_f64().unwrap() > 0.0);
+    assert!(v["rows"][0]["text"]["2.6.27"]
+        .as_str()
+        .unwrap()
+        .contains("size=0k ovr="));
+    assert!(
+        v["counters"]["2.6.28"]["wake_affine.NODE.affine"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn presets_show_encode_decode() {
+    let out = schedlab().args(["presets"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("retune-pipe-test\n") && text.contains("waweight-tbench\n"));
+    let shown = schedlab()
+        .args(["show", "waweight-tbench"])
+        .output()
+        .unwrap()
+        .stdout;
+    let code = String::from_utf8(
+        schedlab()
+            .args(["encode", "waweight-tbench"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let decoded = schedlab()
+        .args(["decode", code.trim()])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(shown, decoded);
+}
+
+#[test]
+fn bad_experiment_input_is_one_line_and_exit_code_2() {
+    let err = fails(&["run", "no-such-preset"]);
+    assert!(err.contains("unknown preset \"no-such-preset\""), "{err}");
+    let truncated = temp_file(
+        "truncated.json",
+        "{\"version\": 1,\n  \"name\": \"x\",\n  \"machine\": ",
+    );
+    let err = fails(&["run", truncated.to_str().unwrap()]);
+    assert!(err.contains("truncated.json: line 3, column"), "{err}");
+    let future = temp_file("future.json", r#"{"version": 2, "name": "x"}"#);
+    let err = fails(&["run", future.to_str().unwrap()]);
+    assert!(err.contains("version 2 is not known"), "{err}");
+    let shown = String::from_utf8(
+        schedlab()
+            .args(["show", "retune-pipe-test"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let bad_flag = temp_file(
+        "flag.json",
+        &shown.replace(
+            "\"era\": \"2.6.28\"",
+            "\"era\": \"2.6.28\", \"levels\": {\"MC\": {\"flags\": {\"WAKE_AFINE\": true}}}",
+        ),
+    );
+    let err = fails(&["run", bad_flag.to_str().unwrap()]);
+    assert!(
+        err.contains("unknown SD flag for era 2.6.28 \"WAKE_AFINE\""),
+        "{err}"
+    );
+    let bad_sweep = temp_file(
+        "sweep.json",
+        &shown.replace(
+            "\"repeats\": 1",
+            "\"repeats\": 1, \"sweep\": {\"param\": \"clients\", \"values\": [1]}",
+        ),
+    );
+    let err = fails(&["run", bad_sweep.to_str().unwrap()]);
+    assert!(
+        err.contains("unknown parameter of this workload \"clients\""),
+        "{err}"
+    );
+    let err = fails(&["decode", "1.not-a-real-link"]);
+    assert!(
+        err.contains("does not decompress") || err.contains("base64"),
+        "{err}"
+    );
+}

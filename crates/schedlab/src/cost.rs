@@ -33,8 +33,14 @@ impl CostModel {
         bytes * self.costs.copy_ns_per_kib / 1024
     }
 
-    pub fn net_msg(&self) -> u64 {
-        self.costs.net_msg_ns
+    /// Per-message socket work on the sending side, by channel kind.
+    pub fn msg(&self, kind: crate::workload::program::ChannelKind) -> u64 {
+        use crate::workload::program::ChannelKind::*;
+        match kind {
+            Pipe => 0,
+            Unix => self.costs.unix_msg_ns,
+            Tcp | Udp => self.costs.net_msg_ns,
+        }
     }
 
     pub fn fork(&self) -> u64 {

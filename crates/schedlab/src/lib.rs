@@ -17,14 +17,18 @@
 //! - [`engine`]: the discrete-event simulation that runs it all.
 
 pub mod cfs;
+pub mod codec;
 pub mod cost;
 pub mod cpuset;
 pub mod domains;
 pub mod engine;
 pub mod error;
+pub mod experiment;
 pub mod limits;
 pub mod load;
 pub mod policy;
+pub mod presets;
+pub mod report;
 pub mod topology;
 pub mod workload;
 

@@ -95,6 +95,8 @@ pub struct HwCosts {
     /// The loopback network stack per TCP/UDP message, send and receive
     /// softirq together, charged to the sender.
     pub net_msg_ns: u64,
+    /// An AF_UNIX message's socket-buffer work (allocation, queueing), charged to the sender.
+    pub unix_msg_ns: u64,
     /// A process context switch (address-space change included).
     pub context_switch_ns: u64,
     /// A switch between threads of one process.
@@ -127,6 +129,7 @@ impl Default for HwCosts {
             copy_ns_per_kib: 60,
             fork_ns: 50_000,
             net_msg_ns: 1_500,
+            unix_msg_ns: 700,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
             wakeup_ns: 300,

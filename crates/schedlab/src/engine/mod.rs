@@ -231,6 +231,14 @@ impl Sim {
         self.cpu_idle(cpu)
     }
 
+    /// How many times marks of `label` have been recorded so far.
+    pub fn mark_count(&self, label: &str) -> u64 {
+        self.marks
+            .iter()
+            .find(|m| m.label == label)
+            .map_or(0, |m| m.count)
+    }
+
     /// Counters so far.
     pub fn counters(&self) -> BTreeMap<String, u64> {
         self.counters.to_map()

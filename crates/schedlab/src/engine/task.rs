@@ -263,12 +263,8 @@ impl Sim {
                         } else {
                             self.cost.copy(bytes)
                         };
-                        let net = if ch.kind.is_network() {
-                            self.cost.net_msg()
-                        } else {
-                            0
-                        };
-                        let cost = self.syscall_entry(task) + copy + net;
+                        let msg = self.cost.msg(ch.kind);
+                        let cost = self.syscall_entry(task) + copy + msg;
                         self.tasks[task].pc += 1;
                         let pending = if fits {
                             Pending::Deposit { chan, bytes }

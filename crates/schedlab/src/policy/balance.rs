@@ -294,7 +294,7 @@ fn find_busiest_group_by_load(
         if max_load <= per_task {
             return None;
         }
-        (max_load - avg).min(max_load - per_task)
+        max_load.saturating_sub(avg).min(max_load - per_task)
     } else {
         // 4.15: when both groups are over capacity, pull no more than the
         // busiest group's load above its capacity.
@@ -305,7 +305,9 @@ fn find_busiest_group_by_load(
         } else {
             u64::MAX
         };
-        (max_load - avg).min(above)
+        // The busiest group can sit below the domain average (groups of a
+        // lower type are skipped): then only the small-imbalance move remains.
+        max_load.saturating_sub(avg).min(above)
     };
     let amount =
         (max_pull * stats[group].power).min((avg - this_load) * local.power) / SCHED_CAPACITY_SCALE;

@@ -52,7 +52,32 @@ pub struct LevelChange {
     pub params: BTreeMap<String, u32>,
 }
 
+/// Changes to a base policy (an experiment's variant or timeline step):
+/// like [`PolicySpec`] with the era optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<Era>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<String, LevelChange>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub features: BTreeMap<String, bool>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tunables: BTreeMap<String, u64>,
+}
+
 impl PolicySpec {
+    /// This policy with `changes` applied (later values win).
+    pub fn with(&self, changes: &PolicyChanges) -> PolicySpec {
+        self.overlay(&PolicySpec {
+            era: changes.era.unwrap_or(self.era),
+            levels: changes.levels.clone(),
+            features: changes.features.clone(),
+            tunables: changes.tunables.clone(),
+        })
+    }
+
     pub fn era(era: Era) -> Self {
         PolicySpec {
             era,

@@ -42,12 +42,12 @@ fn default_duration() -> u64 {
 const IO_SIZE: u64 = 4096;
 /// (request bytes, reply bytes, server work ns, payload counted, label).
 const OPS: [(u64, u64, u64, u64, &str); 3] = [
-    (55, IO_SIZE + 4, 6_000, IO_SIZE, "readx"),
-    (90, 120, 3_000, 0, "qpathinfo"),
-    (IO_SIZE + 51, 41, 8_000, IO_SIZE, "writex"),
+    (55, IO_SIZE + 4, 2_500, IO_SIZE, "readx"),
+    (90, 120, 1_200, 0, "qpathinfo"),
+    (IO_SIZE + 51, 41, 3_500, IO_SIZE, "writex"),
 ];
 /// The client's own work per operation (parsing the loadfile line).
-const CLIENT_NS: u64 = 2_000;
+const CLIENT_NS: u64 = 1_000;
 const SOCKET_BUFFER: u64 = 131_072;
 
 impl Tbench {

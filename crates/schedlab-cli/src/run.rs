@@ -1,0 +1,63 @@
+//! `schedlab run`: load an experiment, run its points in parallel (rayon,
+//! results in a fixed order whatever the scheduling), format the results.
+
+use crate::RunFormat;
+use rayon::prelude::*;
+use schedlab::experiment::{self, Experiment, Results};
+use schedlab::{presets, report};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A preset name or an experiment JSON file.
+pub fn load(arg: &str) -> Result<Experiment, String> {
+    if presets::names().any(|n| n == arg) {
+        return presets::get(arg).map_err(|e| e.to_string());
+    }
+    if !std::path::Path::new(arg).exists() {
+        return Err(presets::get(arg)
+            .map_err(|e| format!("{e} (or give a path to an experiment JSON file)"))
+            .unwrap_err());
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| format!("{arg}: {e}"))?;
+    Experiment::from_json(&text).map_err(|e| format!("{arg}: {e}"))
+}
+
+pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Results, String> {
+    let points = exp.points().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("--jobs: {e}"))?;
+    let done = AtomicUsize::new(0);
+    let show = std::io::stderr().is_terminal();
+    let total = points.len();
+    let outcomes: Result<Vec<_>, String> = pool.install(|| {
+        points
+            .par_iter()
+            .map(|p| {
+                let o = experiment::run_point(p, &mut |_| true).map_err(|e| e.to_string());
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if show {
+                    let mut err = std::io::stderr();
+                    let _ = write!(err, "\r[{n}/{total}] points run");
+                    let _ = err.flush();
+                }
+                o
+            })
+            .collect()
+    });
+    if show {
+        eprintln!();
+    }
+    Ok(experiment::assemble(exp, &points, &outcomes?))
+}
+
+pub fn format(exp: &Experiment, r: &Results, format: RunFormat) -> String {
+    let param = exp.sweep.as_ref().map(|s| s.param.as_str());
+    match format {
+        RunFormat::Text => report::text(r, param),
+        RunFormat::Table => report::table(r, param, exp.sum_row),
+        RunFormat::Csv => report::csv(r),
+        RunFormat::Json => r.to_json() + "\n",
+    }
+}

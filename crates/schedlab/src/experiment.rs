@@ -1,0 +1,418 @@
+//! Experiments: what a user runs and shares. A machine, a base kernel
+//! policy, variants (A, B, ...) as changes to it, a benchmark, an optional
+//! sweep over one of its parameters, an optional timeline of policy changes
+//! during each run, a seed and a repeat count.
+//!
+//! Running is split so callers can parallelise: [`Experiment::points`] lists
+//! the independent runs (sweep value x variant x repeat), [`run_point`] runs
+//! one (with progress and cancellation between chunks of simulated time),
+//! [`assemble`] turns the points' outcomes into [`Results`]. The same
+//! experiment gives the same results however the points are scheduled.
+
+use crate::engine::{RunOutput, Sim, SimConfig};
+use crate::error::{Error, Result};
+use crate::limits;
+use crate::policy::{PolicyChanges, PolicySpec};
+use crate::topology::{self, MachineSpec, Topology};
+use crate::workload::bench::{Benchmark, Metric};
+use crate::workload::program::Workload;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The experiment format this build writes; older ones are migrated.
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    pub version: u32,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// What the experiment replays (a commit, a measurement), if anything.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    pub machine: MachineRef,
+    pub policy: PolicySpec,
+    pub variants: Vec<Variant>,
+    pub workload: Benchmark,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelineStep>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default = "default_repeats")]
+    pub repeats: u32,
+    /// Add a SUM row to the commit-style table (as the re-tune commit did).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sum_row: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_repeats() -> u32 {
+    1
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A machine preset by name, or a whole machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MachineRef {
+    Preset(String),
+    Spec(Box<MachineSpec>),
+}
+
+impl MachineRef {
+    pub fn spec(&self) -> Result<MachineSpec> {
+        match self {
+            MachineRef::Preset(name) => topology::preset(name),
+            MachineRef::Spec(spec) => Ok((**spec).clone()),
+        }
+    }
+}
+
+/// A named variant: changes to the base policy and, optionally, to the
+/// workload's parameters (pinning, for instance).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "is_default_changes")]
+    pub policy: PolicyChanges,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload: BTreeMap<String, serde_json::Value>,
+}
+
+fn is_default_changes(c: &PolicyChanges) -> bool {
+    *c == PolicyChanges::default()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub param: String,
+    pub values: Vec<serde_json::Value>,
+}
+
+/// A policy change during a run: after `mark` has been recorded `count`
+/// times (by any task), apply `policy` to the variant's policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelineStep {
+    pub mark: String,
+    pub count: u64,
+    pub policy: PolicyChanges,
+    /// What the change is, for reports ("+WAKE_AFFINE on domain0+domain1").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// One independent run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Index of the sweep value (0 without a sweep).
+    pub x: usize,
+    pub variant: usize,
+    pub repeat: u32,
+    pub topology: Topology,
+    pub policy: PolicySpec,
+    pub timeline: Vec<(String, u64, PolicySpec)>,
+    pub workload: Benchmark,
+    pub seed: u64,
+}
+
+/// What one point gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointOutcome {
+    pub value: f64,
+    pub series: Vec<f64>,
+    pub text: String,
+    pub counters: BTreeMap<String, u64>,
+    pub events: u64,
+}
+
+/// splitmix64 of (seed, repeat): repeat i's seed.
+pub fn repeat_seed(seed: u64, repeat: u32) -> u64 {
+    let mut z = seed ^ (repeat as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Experiment {
+    /// Parses an experiment from JSON; errors carry line and column.
+    pub fn from_json(text: &str) -> Result<Experiment> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column()))
+        })?;
+        let version = value.get("version").and_then(|v| v.as_u64());
+        match version {
+            Some(1) => {}
+            Some(v) => {
+                return Err(Error::invalid(format!(
+                    "experiment version {v} is not known to this build (it reads versions 0 and 1)"
+                )))
+            }
+            None => {
+                return Err(Error::invalid(
+                    "the experiment has no \"version\" (expected 1)",
+                ))
+            }
+        }
+        let exp: Experiment = serde_json::from_str(text).map_err(|e| {
+            Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column()))
+        })?;
+        exp.validate()?;
+        Ok(exp)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("an experiment serialises")
+    }
+
+    /// Checks everything that can be checked before running.
+    pub fn validate(&self) -> Result<()> {
+        if self.variants.is_empty() {
+            return Err(Error::invalid("the experiment has no variants"));
+        }
+        let mut labels: Vec<&str> = self.variants.iter().map(|v| v.label.as_str()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        if labels.len() != self.variants.len() {
+            return Err(Error::invalid("variant labels must be distinct"));
+        }
+        limits::REPEATS.check("repeats", self.repeats as u64)?;
+        if let Some(s) = &self.sweep {
+            limits::SWEEP_POINTS.check("sweep points", s.values.len() as u64)?;
+        }
+        self.points().map(|_| ())
+    }
+
+    /// The sweep values (a single null without a sweep).
+    pub fn xs(&self) -> Vec<Option<serde_json::Value>> {
+        match &self.sweep {
+            Some(s) => s.values.iter().cloned().map(Some).collect(),
+            None => vec![None],
+        }
+    }
+
+    /// Every independent run, in (x, variant, repeat) order.
+    pub fn points(&self) -> Result<Vec<Point>> {
+        let topology = Topology::from_spec(&self.machine.spec()?)?;
+        let mut points = Vec::new();
+        for (xi, x) in self.xs().into_iter().enumerate() {
+            let base = match (&self.sweep, x) {
+                (Some(s), Some(v)) => self.workload.with_param(&s.param, &v)?,
+                _ => self.workload.clone(),
+            };
+            for (vi, variant) in self.variants.iter().enumerate() {
+                let mut workload = base.clone();
+                for (k, v) in &variant.workload {
+                    workload = workload.with_param(k, v)?;
+                }
+                workload.build()?;
+                let policy = self.policy.with(&variant.policy);
+                // Check the policy (names, levels on this machine) now, not mid-run.
+                crate::domains::Domains::build(&topology, &policy.resolve(topology.ncpus())?)?;
+                let mut timeline = Vec::new();
+                let mut current = policy.clone();
+                for step in &self.timeline {
+                    current = current.with(&step.policy);
+                    crate::domains::Domains::build(&topology, &current.resolve(topology.ncpus())?)?;
+                    timeline.push((step.mark.clone(), step.count, current.clone()));
+                }
+                for repeat in 0..self.repeats {
+                    points.push(Point {
+                        x: xi,
+                        variant: vi,
+                        repeat,
+                        topology: topology.clone(),
+                        policy: policy.clone(),
+                        timeline: timeline.clone(),
+                        workload: workload.clone(),
+                        seed: repeat_seed(self.seed, repeat),
+                    });
+                }
+            }
+        }
+        Ok(points)
+    }
+
+    pub fn metric(&self) -> Metric {
+        self.workload.metric()
+    }
+}
+
+/// What a run reports to its caller between chunks, and how the caller answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Simulated time done so far.
+    pub now_ns: u64,
+    /// The run's end if known (it has a duration), else None.
+    pub end_ns: Option<u64>,
+}
+
+/// Simulated time between progress reports and cancellation checks.
+pub const CHUNK_NS: u64 = 10_000_000;
+
+/// Runs one point. `progress` is called between chunks of simulated time;
+/// returning false cancels the run (an error saying so).
+pub fn run_point(
+    point: &Point,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<PointOutcome> {
+    let built = point.workload.build()?;
+    let n = point.topology.ncpus();
+    let cfg = SimConfig {
+        topology: point.topology.clone(),
+        policy: point.policy.resolve(n)?,
+        workload: Workload::compile(&built.spec, n)?,
+        seed: point.seed,
+        duration_ns: built.duration_ns,
+        trace: None,
+        measure_from_ns: built.measure_from_ns,
+        check_invariants: false,
+    };
+    let mut sim = Sim::new(&cfg)?;
+    let mut next_step = 0;
+    let mut until = 0;
+    loop {
+        until += CHUNK_NS;
+        let done = sim.run_until(until)?;
+        while let Some((mark, count, policy)) = point.timeline.get(next_step) {
+            if sim.mark_count(mark) < *count {
+                break;
+            }
+            sim.set_policy(policy.resolve(n)?)?;
+            next_step += 1;
+        }
+        if done {
+            break;
+        }
+        if !progress(Progress {
+            now_ns: sim.now(),
+            end_ns: built.duration_ns,
+        }) {
+            return Err(Error::invalid("the run was cancelled"));
+        }
+    }
+    let out: RunOutput = sim.finish();
+    let report = point.workload.report(&out);
+    Ok(PointOutcome {
+        value: report.value,
+        series: report.series,
+        text: report.text,
+        counters: out.counters,
+        events: out.events,
+    })
+}
+
+/// Mean, spread and per-batch series of one variant at one sweep point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+    pub stddev: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub x: Option<serde_json::Value>,
+    pub values: BTreeMap<String, f64>,
+    pub spread: BTreeMap<String, Spread>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub series: BTreeMap<String, Vec<f64>>,
+    pub text: BTreeMap<String, String>,
+}
+
+/// An experiment's results: the object `schedlab run --format json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Results {
+    pub experiment: String,
+    pub metric: Metric,
+    pub variants: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Summed over every point and repeat of the variant.
+    pub counters: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+impl Results {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise")
+    }
+}
+
+/// Turns the points' outcomes (in [`Experiment::points`] order) into results.
+pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -> Results {
+    let labels: Vec<String> = exp.variants.iter().map(|v| v.label.clone()).collect();
+    let mut counters: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut rows = Vec::new();
+    for (xi, x) in exp.xs().into_iter().enumerate() {
+        let mut row = Row {
+            x,
+            values: BTreeMap::new(),
+            spread: BTreeMap::new(),
+            series: BTreeMap::new(),
+            text: BTreeMap::new(),
+        };
+        for (vi, label) in labels.iter().enumerate() {
+            let mine: Vec<&PointOutcome> = points
+                .iter()
+                .zip(outcomes)
+                .filter(|(p, _)| p.x == xi && p.variant == vi)
+                .map(|(_, o)| o)
+                .collect();
+            let vals: Vec<f64> = mine.iter().map(|o| o.value).collect();
+            let mean = vals.iter().sum::<f64>() / vals.len().max(1) as f64;
+            let var = vals.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>()
+                / vals.len().max(1) as f64;
+            row.values.insert(label.clone(), mean);
+            row.spread.insert(
+                label.clone(),
+                Spread {
+                    min: vals.iter().copied().fold(f64::INFINITY, f64::min),
+                    max: vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    stddev: var.sqrt(),
+                },
+            );
+            if let Some(first) = mine.first() {
+                if !first.series.is_empty() {
+                    row.series.insert(label.clone(), first.series.clone());
+                }
+                row.text.insert(label.clone(), first.text.clone());
+            }
+            let sums = counters.entry(label.clone()).or_default();
+            for o in &mine {
+                for (k, v) in &o.counters {
+                    *sums.entry(k.clone()).or_default() += v;
+                }
+            }
+        }
+        rows.push(row);
+    }
+    Results {
+        experiment: exp.name.clone(),
+        metric: exp.metric(),
+        variants: labels,
+        rows,
+        counters,
+    }
+}
+
+/// Runs every point in order on this thread.
+pub fn run_all(
+    exp: &Experiment,
+    progress: &mut dyn FnMut(usize, Progress) -> bool,
+) -> Result<Results> {
+    let points = exp.points()?;
+    let mut outcomes = Vec::with_capacity(points.len());
+    for (i, p) in points.iter().enumerate() {
+        outcomes.push(run_point(p, &mut |pr| progress(i, pr))?);
+    }
+    Ok(assemble(exp, &points, &outcomes))
+}

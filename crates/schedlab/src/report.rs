@@ -1,0 +1,229 @@
+//! Results as text: the tool-shaped output, the commit-style A/B table
+//! ("+17.08%", win or loss by the metric's direction), and CSV.
+
+use crate::experiment::Results;
+use crate::workload::bench::Better;
+
+fn x_label(x: &Option<serde_json::Value>) -> String {
+    match x {
+        None => "-".to_string(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// A number with precision for its size.
+pub fn num(v: f64) -> String {
+    if v.abs() < 10.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// "+17.08%" for b against a, and whether that is a win for the metric.
+pub fn change(a: f64, b: f64, better: Better) -> (String, &'static str) {
+    if a == 0.0 {
+        return ("n/a".to_string(), "");
+    }
+    let pct = (b - a) / a * 100.0;
+    let verdict = match (better, pct.partial_cmp(&0.0)) {
+        (_, Some(std::cmp::Ordering::Equal)) | (_, None) => "same",
+        (Better::Higher, Some(std::cmp::Ordering::Greater))
+        | (Better::Lower, Some(std::cmp::Ordering::Less)) => "win",
+        _ => "loss",
+    };
+    (format!("{pct:+.2}%"), verdict)
+}
+
+/// The commit-style table: a row per sweep point, a column per variant,
+/// then each later variant's change against the first; a SUM row if asked.
+pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
+    let mut header = vec![sweep_param.unwrap_or("").to_string()];
+    header.extend(r.variants.iter().cloned());
+    for v in &r.variants[1..] {
+        header.push(if r.variants.len() > 2 {
+            format!("change {v}")
+        } else {
+            "change".to_string()
+        });
+    }
+    let mut lines: Vec<Vec<String>> = vec![header];
+    let mut add_row = |label: String, values: Vec<f64>| {
+        let mut cells = vec![label];
+        cells.extend(values.iter().map(|v| num(*v)));
+        for v in &values[1..] {
+            let (pct, verdict) = change(values[0], *v, r.metric.better);
+            cells.push(format!("{pct} {verdict}").trim().to_string());
+        }
+        lines.push(cells);
+    };
+    for row in &r.rows {
+        add_row(
+            x_label(&row.x),
+            r.variants.iter().map(|v| row.values[v]).collect(),
+        );
+    }
+    if sum_row {
+        add_row(
+            "SUM".to_string(),
+            r.variants
+                .iter()
+                .map(|v| r.rows.iter().map(|row| row.values[v]).sum())
+                .collect(),
+        );
+    }
+    let widths: Vec<usize> = (0..lines[0].len())
+        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!(
+        "{} ({}, {} is better)\n",
+        r.metric.name,
+        r.metric.unit,
+        match r.metric.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+    );
+    for l in &lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c == 0 {
+                    format!("{s:<w$}", w = widths[c])
+                } else {
+                    format!("{s:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// One line per (sweep point, variant): x,variant,mean,min,max,stddev.
+pub fn csv(r: &Results) -> String {
+    let mut out = String::from("x,variant,mean,min,max,stddev\n");
+    for row in &r.rows {
+        for v in &r.variants {
+            let s = &row.spread[v];
+            out.push_str(&format!(
+                "{},{v},{},{},{},{}\n",
+                x_label(&row.x),
+                row.values[v],
+                s.min,
+                s.max,
+                s.stddev
+            ));
+        }
+    }
+    out
+}
+
+/// The tools' own output, per sweep point and variant.
+pub fn text(r: &Results, sweep_param: Option<&str>) -> String {
+    let mut out = String::new();
+    for row in &r.rows {
+        for v in &r.variants {
+            match (sweep_param, &row.x) {
+                (Some(p), Some(x)) => {
+                    out.push_str(&format!("== {v}, {p}={}\n", x_label(&Some(x.clone()))))
+                }
+                _ => out.push_str(&format!("== {v}\n")),
+            }
+            out.push_str(row.text.get(v).map_or("", String::as_str));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{Row, Spread};
+    use crate::workload::bench::Metric;
+    use std::collections::BTreeMap;
+
+    fn results() -> Results {
+        let row = |x: u64, a: f64, b: f64| Row {
+            x: Some(serde_json::json!(x)),
+            values: BTreeMap::from([
+                ("NO_WA_WEIGHT".to_string(), a),
+                ("WA_WEIGHT".to_string(), b),
+            ]),
+            spread: BTreeMap::from([
+                (
+                    "NO_WA_WEIGHT".to_string(),
+                    Spread {
+                        min: a,
+                        max: a,
+                        stddev: 0.0,
+                    },
+                ),
+                (
+                    "WA_WEIGHT".to_string(),
+                    Spread {
+                        min: b,
+                        max: b,
+                        stddev: 0.0,
+                    },
+                ),
+            ]),
+            series: BTreeMap::new(),
+            text: BTreeMap::new(),
+        };
+        Results {
+            experiment: "tbench".into(),
+            metric: Metric {
+                name: "Throughput",
+                unit: "MB/sec",
+                better: Better::Higher,
+            },
+            variants: vec!["NO_WA_WEIGHT".into(), "WA_WEIGHT".into()],
+            rows: vec![
+                row(2, 685.211, 697.292),
+                row(80, 8210.5, 8631.73),
+                row(5, 1596.64, 1596.48),
+            ],
+            counters: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn commit_style_table_golden() {
+        let expected = "\
+Throughput (MB/sec, higher is better)
+clients  NO_WA_WEIGHT  WA_WEIGHT       change
+2              685.21     697.29   +1.76% win
+80            8210.50    8631.73   +5.13% win
+5             1596.64    1596.48  -0.01% loss
+SUM          10492.35   10925.50   +4.13% win
+";
+        assert_eq!(table(&results(), Some("clients"), true), expected);
+    }
+
+    #[test]
+    fn change_follows_the_metric_direction() {
+        assert_eq!(
+            change(18.26, 8.63, Better::Lower),
+            ("-52.74%".to_string(), "win")
+        );
+        assert_eq!(
+            change(100.0, 117.08, Better::Higher),
+            ("+17.08%".to_string(), "win")
+        );
+        assert_eq!(
+            change(100.0, 117.08, Better::Lower),
+            ("+17.08%".to_string(), "loss")
+        );
+    }
+
+    #[test]
+    fn csv_has_a_line_per_point_and_variant() {
+        let c = csv(&results());
+        assert_eq!(c.lines().count(), 7);
+        assert!(c.starts_with("x,variant,mean,min,max,stddev\n2,NO_WA_WEIGHT,685.211,"));
+    }
+}

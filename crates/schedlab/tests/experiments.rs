@@ -1,0 +1,180 @@
+//! Experiments end to end: the seed replays' directions (explained by the
+//! counters that moved), determinism, repeats, cancellation, and the link
+//! codec's golden strings.
+
+use schedlab::codec;
+use schedlab::experiment::{self, Experiment, Results};
+use schedlab::presets;
+
+fn run(exp: &Experiment) -> Results {
+    experiment::run_all(exp, &mut |_, _| true).unwrap()
+}
+
+fn value(r: &Results, row: usize, variant: &str) -> f64 {
+    r.rows[row].values[variant]
+}
+
+fn counter(r: &Results, variant: &str, name: &str) -> u64 {
+    r.counters[variant].get(name).copied().unwrap_or(0)
+}
+
+#[test]
+fn retune_replays_are_faster_with_the_2_6_28_flags() {
+    for name in ["retune-pipe-test", "retune-lat-ctx"] {
+        let r = run(&presets::get(name).unwrap());
+        let (old, new) = (value(&r, 0, "2.6.27"), value(&r, 0, "2.6.28"));
+        let why = format!(
+            "{name}: 2.6.27 {old:.2} vs 2.6.28 {new:.2}; wake_affine.NODE.affine {} -> {}, ttwu.remote {} -> {}",
+            counter(&r, "2.6.27", "wake_affine.NODE.affine"),
+            counter(&r, "2.6.28", "wake_affine.NODE.affine"),
+            counter(&r, "2.6.27", "ttwu.remote"),
+            counter(&r, "2.6.28", "ttwu.remote"),
+        );
+        assert!(new < old, "{why}");
+        assert!(
+            counter(&r, "2.6.28", "wake_affine.NODE.affine") > 0,
+            "{why}"
+        );
+        assert!(
+            counter(&r, "2.6.28", "ttwu.remote") < counter(&r, "2.6.27", "ttwu.remote"),
+            "{why}"
+        );
+    }
+}
+
+#[test]
+fn the_flag_flip_timeline_drops_where_wake_affine_turns_on() {
+    let r = run(&presets::get("retune-pipe-test-flip").unwrap());
+    let s = &r.rows[0].series["flip"];
+    assert_eq!(s.len(), 10);
+    // Lines 1-3 ran without SD_WAKE_AFFINE on the node level; it turns on
+    // after line 3, and every later line is faster than every earlier one.
+    let before = s[..3].iter().copied().fold(f64::INFINITY, f64::min);
+    let after = s[4..].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(after < 0.75 * before, "{s:?}");
+}
+
+#[test]
+fn hackbench_20_is_faster_with_wa_weight() {
+    let r = run(&presets::get("waweight-hackbench-20").unwrap());
+    let (no, yes) = (value(&r, 0, "NO_WA_WEIGHT"), value(&r, 0, "WA_WEIGHT"));
+    let why = format!(
+        "NO_WA_WEIGHT {no:.3} s vs WA_WEIGHT {yes:.3} s; wake_affine weight pulls {}, local wakeups {} -> {}",
+        counter(&r, "WA_WEIGHT", "wake_affine.NUMA.weight") + counter(&r, "WA_WEIGHT", "wake_affine.MC.weight"),
+        counter(&r, "NO_WA_WEIGHT", "ttwu.local"),
+        counter(&r, "WA_WEIGHT", "ttwu.local"),
+    );
+    assert!(yes < no, "{why}");
+    // Without WA_WEIGHT the overloaded box gives wake_affine no answer but prev.
+    assert_eq!(
+        counter(&r, "NO_WA_WEIGHT", "wake_affine.NUMA.weight"),
+        0,
+        "{why}"
+    );
+    assert!(
+        counter(&r, "WA_WEIGHT", "ttwu.local") > counter(&r, "NO_WA_WEIGHT", "ttwu.local"),
+        "{why}"
+    );
+}
+
+#[test]
+fn tbench_at_80_clients_is_no_worse_with_wa_weight() {
+    let mut exp = presets::get("waweight-tbench").unwrap();
+    exp.sweep.as_mut().unwrap().values = vec![serde_json::json!(80)];
+    let r = run(&exp);
+    let (no, yes) = (value(&r, 0, "NO_WA_WEIGHT"), value(&r, 0, "WA_WEIGHT"));
+    let why = format!(
+        "80 clients: NO_WA_WEIGHT {no:.1} MB/s, WA_WEIGHT {yes:.1} MB/s; weight decisions {}",
+        counter(&r, "WA_WEIGHT", "wake_affine.MC.weight")
+    );
+    assert!(yes >= no, "{why}");
+}
+
+#[test]
+fn the_same_experiment_gives_identical_json_and_repeats_spread() {
+    let mut exp = presets::get("waweight-tbench").unwrap();
+    exp.sweep.as_mut().unwrap().values = vec![serde_json::json!(5)];
+    if let schedlab::workload::bench::Benchmark::Tbench(t) = &mut exp.workload {
+        t.duration_ms = 30;
+        t.warmup_ms = 5;
+    }
+    exp.repeats = 3;
+    let a = run(&exp).to_json();
+    let b = run(&exp).to_json();
+    assert_eq!(a, b);
+    let r = run(&exp);
+    let s = &r.rows[0].spread["WA_WEIGHT"];
+    assert!(s.max > s.min && s.stddev > 0.0, "{s:?}");
+    // Variants share random streams: with the same decisions (tbench at 5
+    // clients never reaches WA_WEIGHT) they give the same numbers.
+    assert_eq!(
+        r.rows[0].values["WA_WEIGHT"],
+        r.rows[0].values["NO_WA_WEIGHT"]
+    );
+}
+
+#[test]
+fn cancelling_a_run_stops_it_at_the_next_chunk() {
+    let exp = presets::get("waweight-tbench").unwrap();
+    let points = exp.points().unwrap();
+    let mut calls = 0;
+    let err = experiment::run_point(&points[0], &mut |p| {
+        calls += 1;
+        assert!(p.now_ns <= 2 * experiment::CHUNK_NS);
+        calls < 2
+    })
+    .unwrap_err();
+    assert_eq!(err.to_string(), "the run was cancelled");
+    assert_eq!(calls, 2);
+}
+
+#[test]
+fn golden_links_keep_decoding() {
+    let golden = include_str!("golden/links-v1.txt");
+    let mut n = 0;
+    for line in golden.lines() {
+        let (name, code) = line.split_once(' ').unwrap();
+        let exp = codec::decode(code).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(exp.name, name);
+        n += 1;
+    }
+    assert_eq!(n, presets::ALL.len());
+}
+
+#[test]
+fn bad_experiments_say_what_and_where() {
+    let err = |json: &str| Experiment::from_json(json).unwrap_err().to_string();
+    assert!(
+        err("{\"version\": 1,\n \"name\": ").starts_with("line 2, column"),
+        "{}",
+        err("{\"version\": 1,\n \"name\": ")
+    );
+    assert_eq!(
+        err(r#"{"version": 9}"#),
+        "experiment version 9 is not known to this build (it reads versions 0 and 1)"
+    );
+    let mut exp = presets::get("waweight-tbench").unwrap();
+    exp.sweep.as_mut().unwrap().param = "groups".into();
+    let e = exp.validate().unwrap_err().to_string();
+    assert!(
+        e.starts_with("unknown parameter of this workload \"groups\""),
+        "{e}"
+    );
+    let mut exp = presets::get("retune-pipe-test").unwrap();
+    exp.variants[1]
+        .policy
+        .features
+        .insert("WA_WEIGHT".into(), true);
+    let e = exp.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("unknown feature for era 2.6.28 \"WA_WEIGHT\""),
+        "{e}"
+    );
+    let mut exp = presets::get("retune-pipe-test").unwrap();
+    exp.repeats = 1000;
+    assert!(exp
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("max repeats"));
+}
