@@ -1,6 +1,7 @@
 //! `schedlab fidelity`: every number of shared/reference/seeds.md beside the
-//! simulated one, with whether the direction of the change is right and the
-//! ratio of simulated to published.
+//! simulated one, with whether the direction of the change is right (or
+//! flat: the variants made identical decisions) and the ratio of simulated
+//! to published.
 
 use crate::run;
 use schedlab::experiment::{Experiment, Results};
@@ -118,10 +119,15 @@ pub fn run(jobs: Option<usize>) -> Result<String, String> {
                 let sim_up = sim[i] > sim[0];
                 let pub_pct = (published - p.values[0].1) / p.values[0].1 * 100.0;
                 let sim_pct = (sim[i] - sim[0]) / sim[0] * 100.0;
-                format!(
-                    "{} (published {pub_pct:+.2}%, simulated {sim_pct:+.2}%)",
-                    if pub_up == sim_up { "right" } else { "WRONG" }
-                )
+                // Identical numbers: the variants made the same decisions.
+                let verdict = if sim[i] == sim[0] {
+                    "flat"
+                } else if pub_up == sim_up {
+                    "right"
+                } else {
+                    "WRONG"
+                };
+                format!("{verdict} (published {pub_pct:+.2}%, simulated {sim_pct:+.2}%)")
             };
             out.push_str(&format!(
                 "{:<42} {:<13} {:>10.3} {:>10.3} {:>7.2}  {direction}\n",

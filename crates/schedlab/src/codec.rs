@@ -56,9 +56,11 @@ pub fn decode(text: &str) -> Result<Experiment> {
             })?;
             serde_json::to_string(&migrate_v0(v0)?).expect("JSON serialises")
         }
-        other => return Err(Error::invalid(format!(
+        other => {
+            return Err(Error::invalid(format!(
             "experiment version {other:?} is not known to this build (it reads versions 0 and 1)"
-        ))),
+        )))
+        }
     };
     Experiment::from_json(&json)
 }
