@@ -74,6 +74,7 @@ struct CounterIds {
     ttwu_local: usize,
     ttwu_remote: usize,
     ipi_sent: usize,
+    ttwu_sync: usize,
     switches: usize,
     forks: usize,
     /// `idle.enter.<C-state>`, by C-state index.
@@ -92,6 +93,7 @@ impl CounterIds {
             ttwu_local: c.id("ttwu.local"),
             ttwu_remote: c.id("ttwu.remote"),
             ipi_sent: c.id("ipi.sent"),
+            ttwu_sync: c.id("ttwu.sync"),
             switches: c.id("sched.switches"),
             forks: c.id("sched.forks"),
         }
@@ -135,8 +137,10 @@ pub struct Sim {
     wakeup_scan_ns: u64,
     /// Load-balancing state per CPU and domain level.
     pub(crate) lb: Vec<Vec<crate::policy::balance::LbState>>,
-    /// Counters named by (prefix, level, branch), interned on first use.
-    named: BTreeMap<(&'static str, &'static str, &'static str), usize>,
+    /// Counters named by (prefix, level, branch), interned on first use and
+    /// cached by the strings' addresses (a lookup on every wakeup, so no
+    /// string comparisons; the counters themselves are keyed by name).
+    named: std::collections::HashMap<[usize; 3], usize>,
 }
 
 impl Sim {
@@ -192,7 +196,7 @@ impl Sim {
             llc_has_idle_cores: vec![false; nllc],
             llc_avg_scan_cost_ns: vec![0; nllc],
             wakeup_scan_ns: 0,
-            named: BTreeMap::new(),
+            named: std::collections::HashMap::new(),
             lb: Vec::new(),
         };
         sim.reset_balance_state();
@@ -375,7 +379,12 @@ impl Sim {
         level: &'static str,
         branch: &'static str,
     ) {
-        let id = match self.named.get(&(prefix, level, branch)) {
+        let key = [
+            prefix.as_ptr() as usize,
+            level.as_ptr() as usize ^ (level.len() << 48),
+            branch.as_ptr() as usize,
+        ];
+        let id = match self.named.get(&key) {
             Some(&id) => id,
             None => {
                 let name = if level.is_empty() {
@@ -384,7 +393,7 @@ impl Sim {
                     format!("{prefix}.{level}.{branch}")
                 };
                 let id = self.counters.id(&name);
-                self.named.insert((prefix, level, branch), id);
+                self.named.insert(key, id);
                 id
             }
         };

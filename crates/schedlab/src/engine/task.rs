@@ -494,7 +494,7 @@ impl Sim {
             self.tasks[w].last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
         }
         if sync {
-            self.bump_named("ttwu", "", "sync");
+            self.counters.bump(self.ids.ttwu_sync);
         }
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);
