@@ -140,7 +140,7 @@ pub struct Sim {
     /// Counters named by (prefix, level, branch), interned on first use and
     /// cached by the strings' addresses (a lookup on every wakeup, so no
     /// string comparisons; the counters themselves are keyed by name).
-    named: std::collections::HashMap<[usize; 3], usize>,
+    named: std::collections::HashMap<[usize; 4], usize>,
 }
 
 impl Sim {
@@ -381,7 +381,8 @@ impl Sim {
     ) {
         let key = [
             prefix.as_ptr() as usize,
-            level.as_ptr() as usize ^ (level.len() << 48),
+            level.as_ptr() as usize,
+            level.len(),
             branch.as_ptr() as usize,
         ];
         let id = match self.named.get(&key) {
