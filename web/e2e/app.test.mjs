@@ -1,7 +1,10 @@
-// The app loads from a sub-path, renders itself, and talks to its worker.
+// The app loads from a sub-path, renders itself, and runs experiments in
+// its worker pool with the same numbers as the native CLI.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { serveDist, launchBrowser, openPage, screenshot, root } from './harness.mjs';
 
@@ -16,23 +19,39 @@ after(async () => {
   await server?.close();
 });
 
+/** `schedlab run NAME --format json` from the native CLI. */
+function nativeJson(preset) {
+  const bin = path.join(root, 'target', 'debug', 'schedlab');
+  const args = ['run', preset, '--format', 'json'];
+  if (existsSync(bin)) return execFileSync(bin, args, { encoding: 'utf8' });
+  return execFileSync('cargo', ['run', '-q', '-p', 'schedlab-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
+}
+
 test('the title and Run button are rendered by the wasm app, not index.html', async () => {
   const html = await readFile(path.join(root, 'dist', 'index.html'), 'utf8');
   assert.ok(!html.includes('id="run"'), 'index.html must not contain the Run button');
   const { page, errors } = await openPage(browser, server.url);
   assert.equal(await page.textContent('h1'), 'schedlab');
   assert.equal(await page.textContent('button#run'), 'Run');
+  assert.ok((await page.$$('#preset option')).length >= 10, 'every preset is offered');
   assert.deepEqual(errors, []);
   await page.close();
 });
 
-test('the worker round trip shows an answer computed by the core', async () => {
+test('a preset runs in the worker pool and gives the native CLI\'s results byte for byte', async () => {
   const { page, errors } = await openPage(browser, server.url);
-  await page.waitForSelector('#worker-answer[data-answered="true"]', { timeout: 30_000 });
-  const answer = await page.textContent('#worker-answer');
-  assert.match(answer, /ivb-ep-2s: 40 CPUs, 2 nodes/);
-  assert.match(answer, /SMT > MC > NUMA/);
-  await screenshot(page, 'foundation');
+  await page.selectOption('#preset', 'kvm-pipe-test-pinning');
+  await page.click('button#run');
+  await page.waitForSelector('#results-json', { state: 'attached', timeout: 120_000 });
+  const table = await page.textContent('#results-table');
+  assert.match(table, /pinned\s+free/);
+  assert.match(table, /[+-]\d+\.\d\d% (win|loss)/);
+  const status = await page.textContent('#run-status');
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.match(status, new RegExp(`done: 2 points on ${Math.min(cores, 2)} workers`));
+  const browserJson = await page.textContent('#results-json');
+  assert.equal(browserJson, nativeJson('kvm-pipe-test-pinning'));
+  await screenshot(page, 'run-kvm-preset');
   assert.deepEqual(errors, []);
   await page.close();
 });

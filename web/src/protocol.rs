@@ -4,6 +4,7 @@
 //! use serde attributes (tagged enums, defaults) that bincode cannot carry.
 
 use gloo_worker::Codec;
+use schedlab::experiment::PointOutcome;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -11,6 +12,8 @@ use wasm_bindgen::JsValue;
 pub enum Request {
     /// Describe a preset machine and the domains an era builds on it.
     Describe { machine: String, era: String },
+    /// Run point `index` of the experiment (its JSON).
+    RunPoint { experiment: String, index: usize },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,6 +21,16 @@ pub enum Response {
     Described {
         summary: String,
         levels: Vec<String>,
+    },
+    /// Simulated time done in point `index`.
+    Progress {
+        index: usize,
+        now_ns: u64,
+        end_ns: Option<u64>,
+    },
+    Point {
+        index: usize,
+        outcome: PointOutcome,
     },
     Failed {
         error: String,

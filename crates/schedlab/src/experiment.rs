@@ -127,7 +127,7 @@ pub struct Point {
 }
 
 /// What one point gave.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointOutcome {
     pub value: f64,
     pub series: Vec<f64>,
