@@ -61,10 +61,11 @@ fn retune_commit_pipe_test_is_faster_with_the_2_6_28_flags() {
     assert!(counter(&new, "wake_affine.NODE.affine") >= 1, "{why}");
     assert_eq!(counter(&old, "wake_affine.NODE.affine"), 0, "{why}");
     assert!(counter(&new, "migrations.wakeup.NODE") >= 1, "{why}");
-    // ...and from then on the pair wakes each other locally; 2.6.27 keeps
-    // paying a cross-node wakeup (IPI and idle exit) per message.
+    // ...and from then on the pair mostly wakes each other locally (an idle
+    // balance now and then splits it inside the node for a while); 2.6.27
+    // keeps paying a cross-node wakeup (IPI and idle exit) per message.
     assert!(
-        counter(&new, "ttwu.remote") * 100 < counter(&old, "ttwu.remote"),
+        counter(&new, "ttwu.remote") * 10 < counter(&old, "ttwu.remote"),
         "{why}"
     );
     assert!(counter(&old, "ttwu.remote") >= 2 * 19_000, "{why}");
