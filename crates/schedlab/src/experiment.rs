@@ -15,7 +15,6 @@ use crate::limits;
 use crate::policy::{PolicyChanges, PolicySpec};
 use crate::topology::{self, MachineSpec, Topology};
 use crate::workload::bench::{Benchmark, Metric};
-use crate::workload::program::Workload;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -269,14 +268,10 @@ pub fn run_point(
     let built = point.workload.build()?;
     let n = point.topology.ncpus();
     let cfg = SimConfig {
-        topology: point.topology.clone(),
-        policy: point.policy.resolve(n)?,
-        workload: Workload::compile(&built.spec, n)?,
         seed: point.seed,
         duration_ns: built.duration_ns,
-        trace: None,
         measure_from_ns: built.measure_from_ns,
-        check_invariants: false,
+        ..SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?
     };
     let mut sim = Sim::new(&cfg)?;
     let mut next_step = 0;

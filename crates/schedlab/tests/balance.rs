@@ -9,18 +9,12 @@ use schedlab::topology::{preset, HwCosts, Layout, MachineSpec, Numbering, Shape,
 use schedlab::workload::program::{Workload, WorkloadSpec};
 
 fn sim(topology: Topology, policy: PolicySpec, tasks: &[String], duration_ns: u64) -> Sim {
-    let n = topology.ncpus();
     let spec: WorkloadSpec =
         serde_json::from_str(&format!(r#"{{"tasks":[{}]}}"#, tasks.join(","))).unwrap();
     let cfg = SimConfig {
-        policy: policy.resolve(n).unwrap(),
-        workload: Workload::compile(&spec, n).unwrap(),
-        topology,
         seed: 3,
         duration_ns: Some(duration_ns),
-        trace: None,
-        measure_from_ns: 0,
-        check_invariants: false,
+        ..SimConfig::new(topology, &policy, &spec).unwrap()
     };
     Sim::new(&cfg).unwrap()
 }

@@ -9,16 +9,7 @@ use schedlab::workload::program::{Workload, WorkloadSpec};
 fn run(machine: &str, era: Era, workload: &str) -> RunOutput {
     let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
     let spec: WorkloadSpec = serde_json::from_str(workload).unwrap();
-    let cfg = SimConfig {
-        policy: PolicySpec::era(era).resolve(topology.ncpus()).unwrap(),
-        workload: Workload::compile(&spec, topology.ncpus()).unwrap(),
-        topology,
-        seed: 1,
-        duration_ns: None,
-        trace: None,
-        measure_from_ns: 0,
-        check_invariants: false,
-    };
+    let cfg = SimConfig::new(topology, &PolicySpec::era(era), &spec).unwrap();
     Sim::new(&cfg).unwrap().run().unwrap()
 }
 

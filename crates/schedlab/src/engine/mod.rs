@@ -19,9 +19,9 @@ use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::policy::KernelPolicy;
+use crate::policy::{KernelPolicy, PolicySpec};
 use crate::topology::Topology;
-use crate::workload::program::Workload;
+use crate::workload::program::{Workload, WorkloadSpec};
 use queue::{Event, EventQueue};
 use stats::{Counters, CpuTime, MarkStats, TraceEvent, TraceWindow};
 use std::collections::BTreeMap;
@@ -43,6 +43,29 @@ pub struct SimConfig {
     pub measure_from_ns: u64,
     /// Check the model's invariants after every event (slow; for tests).
     pub check_invariants: bool,
+}
+
+impl SimConfig {
+    /// `workload` under `policy` on `topology`, checked and compiled; seed 1,
+    /// no duration, trace or warm-up, no invariant checks. Override fields
+    /// with struct update syntax.
+    pub fn new(
+        topology: Topology,
+        policy: &PolicySpec,
+        workload: &WorkloadSpec,
+    ) -> Result<SimConfig> {
+        let n = topology.ncpus();
+        Ok(SimConfig {
+            policy: policy.resolve(n)?,
+            workload: Workload::compile(workload, n)?,
+            topology,
+            seed: 1,
+            duration_ns: None,
+            trace: None,
+            measure_from_ns: 0,
+            check_invariants: false,
+        })
+    }
 }
 
 /// What a run reports.

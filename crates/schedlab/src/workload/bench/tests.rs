@@ -11,16 +11,10 @@ use crate::workload::program::Workload;
 fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
     let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
     let built = bench.build().unwrap();
-    let n = topology.ncpus();
     let cfg = SimConfig {
-        policy: PolicySpec::era(era).resolve(n).unwrap(),
-        workload: Workload::compile(&built.spec, n).unwrap(),
-        topology,
-        seed: 1,
         duration_ns: built.duration_ns,
-        trace: None,
         measure_from_ns: built.measure_from_ns,
-        check_invariants: false,
+        ..SimConfig::new(topology, &PolicySpec::era(era), &built.spec).unwrap()
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();
     let report = bench.report(&out);
