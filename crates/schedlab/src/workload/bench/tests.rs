@@ -6,7 +6,6 @@ use super::*;
 use crate::engine::{Sim, SimConfig};
 use crate::policy::{Era, PolicySpec};
 use crate::topology::{preset, Topology};
-use crate::workload::program::Workload;
 
 fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
     let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
@@ -260,14 +259,8 @@ fn tcp_writers_are_woken_without_the_sync_hint() {
         let spec: crate::workload::program::WorkloadSpec = serde_json::from_str(&json).unwrap();
         let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
         let cfg = SimConfig {
-            policy: PolicySpec::era(Era::V6_5).resolve(16).unwrap(),
-            workload: Workload::compile(&spec, 16).unwrap(),
-            topology,
-            seed: 1,
-            duration_ns: None,
-            trace: None,
-            measure_from_ns: 0,
             check_invariants: true,
+            ..SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap()
         };
         let out = Sim::new(&cfg).unwrap().run().unwrap();
         let c = |k: &str| out.counters.get(k).copied().unwrap_or(0);
@@ -387,16 +380,7 @@ fn a_hand_written_program_equal_to_a_generators_runs_identically() {
     .unwrap();
     assert_eq!(b.build().unwrap().spec, hand);
     let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
-    let cfg = SimConfig {
-        policy: PolicySpec::era(Era::V4_15).resolve(40).unwrap(),
-        workload: Workload::compile(&hand, 40).unwrap(),
-        topology,
-        seed: 1,
-        duration_ns: None,
-        trace: None,
-        measure_from_ns: 0,
-        check_invariants: false,
-    };
+    let cfg = SimConfig::new(topology, &PolicySpec::era(Era::V4_15), &hand).unwrap();
     let by_hand = Sim::new(&cfg).unwrap().run().unwrap();
     let (generated, _) = run("ivb-ep-2s", Era::V4_15, &b);
     assert_eq!(by_hand.end_ns, generated.end_ns);
