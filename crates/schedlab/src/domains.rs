@@ -406,7 +406,63 @@ fn parent_is_degenerate(era: Era, child: &Domain, parent: &Domain, nnodes: usize
     pflags.is_subset(child.params.flags)
 }
 
+/// A level's template with the policy's changes to it.
+fn level_params(
+    policy: &KernelPolicy,
+    name: &str,
+    kind: Kind,
+    weight: usize,
+    ncpus: usize,
+) -> Result<LevelParams> {
+    let mut params = template(policy.era, kind, weight, ncpus);
+    if let Some(change) = policy.levels.get(name) {
+        for &(flag, on) in &change.flags {
+            params.flags.set(flag, on);
+        }
+        for &(param, value) in &change.params {
+            let (lo, hi) = param.valid_range();
+            if !(lo..=hi).contains(&value) {
+                return Err(Error::invalid(format!(
+                    "level {name} parameter {} is {value}; it must be {lo}..={hi}",
+                    param.name()
+                )));
+            }
+            params.set(param, value);
+        }
+    }
+    Ok(params)
+}
+
+/// One of the era's topology levels on a machine, as CPU 0 sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelRow {
+    pub name: &'static str,
+    /// False when the level is degenerate on this machine and dropped.
+    pub present: bool,
+    pub params: LevelParams,
+}
+
 impl Domains {
+    /// Every candidate level of the era on `topo`, bottom-up, with its
+    /// parameters and flags after the policy's changes, and whether it
+    /// survives the degenerate-level removal.
+    pub fn level_table(topo: &Topology, policy: &KernelPolicy) -> Result<Vec<LevelRow>> {
+        let built = Domains::build(topo, policy)?;
+        let present = built.level_names();
+        let n = topo.ncpus();
+        candidate_levels(policy.era, topo)?
+            .into_iter()
+            .map(|(name, kind)| {
+                let weight = candidate_span(policy.era, topo, kind, 0).len();
+                Ok(LevelRow {
+                    name,
+                    present: present.contains(&name),
+                    params: level_params(policy, name, kind, weight, n)?,
+                })
+            })
+            .collect()
+    }
+
     pub fn build(topo: &Topology, policy: &KernelPolicy) -> Result<Domains> {
         let era = policy.era;
         let levels = candidate_levels(era, topo)?;
@@ -428,22 +484,7 @@ impl Domains {
             for (li, &(name, kind)) in levels.iter().enumerate() {
                 let span = spans[li][cpu];
                 let groups = groups_of(&span, li.checked_sub(1).map(|c| &spans[c]));
-                let mut params = template(era, kind, span.len(), n);
-                if let Some(change) = policy.levels.get(name) {
-                    for &(flag, on) in &change.flags {
-                        params.flags.set(flag, on);
-                    }
-                    for &(param, value) in &change.params {
-                        let (lo, hi) = param.valid_range();
-                        if !(lo..=hi).contains(&value) {
-                            return Err(Error::invalid(format!(
-                                "level {name} parameter {} is {value}; it must be {lo}..={hi}",
-                                param.name()
-                            )));
-                        }
-                        params.set(param, value);
-                    }
-                }
+                let params = level_params(policy, name, kind, span.len(), n)?;
                 let numa_distance = match kind {
                     Kind::Numa(d) => Some(d),
                     _ => None,

@@ -11,6 +11,7 @@
 //!   presets and `lscpu -p` import.
 //! - [`policy`]: kernel policy as data: eras, SD flags, features, tunables.
 //! - [`domains`]: the sched-domain hierarchy a policy builds on a machine.
+//! - [`knobs`]: every knob of a policy on a machine, with its era default.
 //! - [`cfs`]: per-CPU CFS run queues; [`load`]: PELT and cpu_load[].
 //! - [`cost`]: the hardware cost model.
 //! - [`workload`]: the task-behaviour language.
@@ -24,6 +25,7 @@ pub mod domains;
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod knobs;
 pub mod limits;
 pub mod load;
 pub mod policy;

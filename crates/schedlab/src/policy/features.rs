@@ -87,6 +87,11 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
 }
 
 impl Feature {
+    /// The era's feature names with their defaults, in the kernel's order.
+    pub fn defaults_of(era: Era) -> Vec<(&'static str, bool)> {
+        table(era).iter().map(|&(_, n, on)| (n, on)).collect()
+    }
+
     pub fn parse(era: Era, name: &str) -> Result<Feature> {
         let bare = name.strip_prefix("NO_").unwrap_or(name);
         table(era)

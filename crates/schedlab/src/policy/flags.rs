@@ -106,6 +106,11 @@ impl SdFlag {
             })
     }
 
+    /// The era's flag names in the kernel's bit order.
+    pub fn names_of(era: Era) -> Vec<&'static str> {
+        table(era).iter().map(|(_, n, _)| *n).collect()
+    }
+
     fn bit(self) -> u32 {
         1 << self as u32
     }

@@ -165,12 +165,169 @@ impl Benchmark {
     }
 
     /// Parameters that are omitted from the JSON when unset.
-    fn optional_params(&self) -> &'static [&'static str] {
+    fn optional_params(&self) -> Vec<&'static str> {
+        self.params()
+            .iter()
+            .filter(|p| p.optional)
+            .map(|p| p.name)
+            .collect()
+    }
+
+    /// The `kind` tag this benchmark serialises with.
+    pub fn kind(&self) -> &'static str {
         match self {
-            Benchmark::PipeTest(_) | Benchmark::PerfBenchPipe(_) => &["affinity", "child_affinity"],
-            _ => &["affinity"],
+            Benchmark::PipeTest(_) => "pipe_test",
+            Benchmark::PerfBenchPipe(_) => "perf_bench_pipe",
+            Benchmark::LatCtx(_) => "lat_ctx",
+            Benchmark::Hackbench(_) => "hackbench",
+            Benchmark::Tbench(_) => "tbench",
+            Benchmark::Netperf(_) => "netperf",
+            Benchmark::Sysbench(_) => "sysbench",
         }
     }
+
+    /// The benchmark `kind` with every parameter at the tool's default.
+    pub fn default_of(kind: &str) -> Result<Benchmark> {
+        if !KINDS.contains(&kind) {
+            return Err(Error::unknown("workload kind", kind, KINDS));
+        }
+        serde_json::from_value(serde_json::json!({ "kind": kind }))
+            .map_err(|e| Error::invalid(format!("workload {kind}: {e}")))
+    }
+
+    /// The parameters, in the order the tool documents them.
+    pub fn params(&self) -> &'static [ParamInfo] {
+        match self {
+            Benchmark::PipeTest(_) => PIPE_TEST,
+            Benchmark::PerfBenchPipe(_) => PERF_BENCH_PIPE,
+            Benchmark::LatCtx(_) => LAT_CTX,
+            Benchmark::Hackbench(_) => HACKBENCH,
+            Benchmark::Tbench(_) => TBENCH,
+            Benchmark::Netperf(_) => NETPERF,
+            Benchmark::Sysbench(_) => SYSBENCH,
+        }
+    }
+}
+
+const fn p(name: &'static str, flag: &'static str, help: &'static str) -> ParamInfo {
+    ParamInfo {
+        name,
+        flag,
+        help,
+        choices: &[],
+        optional: false,
+    }
+}
+const AFFINITY: ParamInfo = ParamInfo {
+    name: "affinity",
+    flag: "taskset -c",
+    help: "CPUs every task may run on, e.g. 0-3,8",
+    choices: &[],
+    optional: true,
+};
+const CHILD_AFFINITY: ParamInfo = ParamInfo {
+    name: "child_affinity",
+    flag: "taskset -c",
+    help: "CPUs for the child only",
+    choices: &[],
+    optional: true,
+};
+const WARMUP: ParamInfo = p("warmup_ms", "", "start of the run not measured, ms");
+const PIPE_TEST: &[ParamInfo] = &[
+    p("loops", "LOOPS", "round trips per printed line"),
+    p("batches", "", "printed lines"),
+    AFFINITY,
+    CHILD_AFFINITY,
+];
+const PERF_BENCH_PIPE: &[ParamInfo] = &[
+    p("loops", "-l", "round trips"),
+    p("threaded", "-T", "threads of one process"),
+    AFFINITY,
+    CHILD_AFFINITY,
+];
+const LAT_CTX: &[ParamInfo] = &[
+    p("size_kb", "-s", "array each process sums per pass, KB"),
+    p("procs", "N", "processes in the ring"),
+    p("rounds", "", "trips of the token round the ring"),
+    AFFINITY,
+];
+const HACKBENCH: &[ParamInfo] = &[
+    p("groups", "-g", "groups of senders and receivers"),
+    p("loops", "-l", "messages per sender and receiver"),
+    p("fds", "-f", "senders and receivers per group"),
+    p("datasize", "-s", "message size, bytes"),
+    p("pipe", "-p", "pipes instead of unix sockets"),
+    p("threads", "-T", "threads instead of processes"),
+    AFFINITY,
+];
+const TBENCH: &[ParamInfo] = &[
+    p("clients", "NPROCS", "client and server processes"),
+    p("duration_ms", "-t", "run time, ms"),
+    WARMUP,
+    AFFINITY,
+];
+const NETPERF: &[ParamInfo] = &[
+    ParamInfo {
+        choices: &NETPERF_TESTS,
+        ..p("test", "-t", "the test")
+    },
+    p("instances", "", "concurrent netperf/netserver pairs"),
+    p("duration_ms", "-l", "test length, ms"),
+    WARMUP,
+    p("send_size", "-m", "send size for stream tests, bytes"),
+    p("rr_size", "-r", "request and response size, bytes"),
+    AFFINITY,
+];
+const SYSBENCH: &[ParamInfo] = &[
+    p(
+        "threads",
+        "--threads",
+        "client threads, one connection each",
+    ),
+    ParamInfo {
+        choices: &["mysql", "pgsql"],
+        ..p(
+            "db",
+            "--db-driver",
+            "server: threads (mysql) or processes (pgsql)",
+        )
+    },
+    p("read_only", "oltp_read_only", "read-only transactions"),
+    p("duration_ms", "--time", "run time, ms"),
+    WARMUP,
+    AFFINITY,
+];
+
+/// Every benchmark kind, as the `kind` tag spells it.
+pub const KINDS: [&str; 7] = [
+    "pipe_test",
+    "perf_bench_pipe",
+    "lat_ctx",
+    "hackbench",
+    "tbench",
+    "netperf",
+    "sysbench",
+];
+
+const NETPERF_TESTS: [&str; 5] = [
+    "TCP_RR",
+    "UDP_RR",
+    "TCP_STREAM",
+    "TCP_SENDFILE",
+    "UDP_STREAM",
+];
+
+/// One benchmark parameter: its JSON name, the real tool's option for it,
+/// what it means, and its values when it is a choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    /// The tool's own option or argument ("-g", "--threads"); empty if none.
+    pub flag: &'static str,
+    pub help: &'static str,
+    pub choices: &'static [&'static str],
+    /// Omitted from the JSON when unset.
+    pub optional: bool,
 }
 
 /// A parameter outside its allowed range.

@@ -57,7 +57,8 @@ impl NetperfTest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Netperf {
-    /// -t: the test.
+    /// -t: the test (netperf's default is TCP_STREAM).
+    #[serde(default = "default_test")]
     pub test: NetperfTest,
     /// Concurrent netperf instances.
     #[serde(default = "default_instances")]
@@ -75,6 +76,10 @@ pub struct Netperf {
     pub rr_size: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<String>,
+}
+
+fn default_test() -> NetperfTest {
+    NetperfTest::TcpStream
 }
 
 fn default_instances() -> u64 {

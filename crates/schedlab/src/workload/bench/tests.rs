@@ -387,3 +387,41 @@ fn a_hand_written_program_equal_to_a_generators_runs_identically() {
     assert_eq!(by_hand.counters, generated.counters);
     assert_eq!(by_hand.marks[0].series, generated.marks[0].series);
 }
+
+#[test]
+fn every_kind_has_defaults_and_lists_exactly_its_parameters() {
+    for kind in KINDS {
+        let b = Benchmark::default_of(kind).unwrap();
+        assert_eq!(b.kind(), kind);
+        b.build().unwrap();
+        let json = serde_json::to_value(&b).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "kind")
+            .collect();
+        let mut listed: Vec<&str> = b
+            .params()
+            .iter()
+            .filter(|p| !p.optional)
+            .map(|p| p.name)
+            .collect();
+        keys.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(keys, listed, "{kind}");
+        for p in b.params() {
+            for choice in p.choices {
+                let changed = b.with_param(p.name, &serde_json::json!(choice)).unwrap();
+                assert_eq!(serde_json::to_value(&changed).unwrap()[p.name], *choice);
+            }
+            if p.optional {
+                b.with_param(p.name, &serde_json::json!("0")).unwrap();
+            }
+        }
+    }
+    let err = Benchmark::default_of("dbench").unwrap_err().to_string();
+    assert!(err.contains("unknown workload kind \"dbench\""), "{err}");
+    assert!(err.contains("hackbench"), "{err}");
+}
