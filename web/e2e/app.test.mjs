@@ -3,10 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { serveDist, launchBrowser, openPage, screenshot, root } from './harness.mjs';
+import { serveDist, launchBrowser, openPage, screenshot, root, cli } from './harness.mjs';
 
 let server;
 let browser;
@@ -18,14 +16,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** `schedlab run NAME --format json` from the native CLI. */
-function nativeJson(preset) {
-  const bin = path.join(root, 'target', 'debug', 'schedlab');
-  const args = ['run', preset, '--format', 'json'];
-  if (existsSync(bin)) return execFileSync(bin, args, { encoding: 'utf8' });
-  return execFileSync('cargo', ['run', '-q', '-p', 'schedlab-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
-}
 
 test('the title and Run button are rendered by the wasm app, not index.html', async () => {
   const html = await readFile(path.join(root, 'dist', 'index.html'), 'utf8');
@@ -50,7 +40,7 @@ test('a preset runs in the worker pool and gives the native CLI\'s results byte 
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   assert.match(status, new RegExp(`done: 2 points on ${Math.min(cores, 2)} workers`));
   const browserJson = await page.textContent('#results-json');
-  assert.equal(browserJson, nativeJson('kvm-pipe-test-pinning'));
+  assert.equal(browserJson, cli(['run', 'kvm-pipe-test-pinning', '--format', 'json']));
   await screenshot(page, 'run-kvm-preset');
   assert.deepEqual(errors, []);
   await page.close();

@@ -2,6 +2,8 @@
 // static host would) and drives Debian's Chromium with playwright-core.
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,8 +78,14 @@ export async function launchBrowser() {
 }
 
 /** A new page that records console errors and uncaught exceptions. */
-export async function openPage(browser, url, { viewport = { width: 1366, height: 768 } } = {}) {
+export async function openPage(browser, url, { viewport = { width: 1366, height: 768 }, cores } = {}) {
   const page = await browser.newPage({ viewport });
+  if (cores) {
+    // Pretend the machine has `cores` cores, to test the worker pool's size.
+    await page.addInitScript((n) => {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
+    }, cores);
+  }
   const errors = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(msg.text());
@@ -96,4 +104,24 @@ export async function screenshot(page, name) {
   const file = path.join(screenshots, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/** Clicks Run and waits until the run is done; returns the results JSON. */
+export async function runToEnd(page, timeout = 120_000) {
+  await page.click('button#run');
+  await page.waitForFunction(
+    () => /^done/.test(document.querySelector('#run-status')?.textContent ?? '') || document.querySelector('#run-error'),
+    null,
+    { timeout },
+  );
+  const error = await page.$('#run-error');
+  if (error) throw new Error(await error.textContent());
+  return JSON.parse(await page.textContent('#results-json'));
+}
+
+/** `schedlab ARGS...` from the native CLI (built by cargo test). */
+export function cli(args) {
+  const bin = path.join(root, 'target', 'debug', 'schedlab');
+  if (existsSync(bin)) return execFileSync(bin, args, { encoding: 'utf8' });
+  return execFileSync('cargo', ['run', '-q', '-p', 'schedlab-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
 }

@@ -1,96 +1,20 @@
-//! The root component: pick a preset, run its points in a pool of Web
-//! Workers, show the commit-style table and the results JSON.
+//! The root component: the experiment picker, the three panels, Run and
+//! Cancel, progress, and the results. Runs go to a pool of Web Workers; the
+//! main thread only edits, assembles and draws.
 
-use crate::protocol::{Json, Request, Response};
-use crate::worker::CoreWorker;
-use gloo_worker::{Spawnable, WorkerBridge};
-use schedlab::experiment::{self, Experiment, PointOutcome};
-use schedlab::{presets, report};
+use crate::panels::kernel::KernelPanel;
+use crate::panels::machine::MachinePanel;
+use crate::panels::workload::WorkloadPanel;
+use crate::pool::Pool;
+use crate::protocol::{Request, Response};
+use crate::results::{download, ResultsView};
+use crate::run::{RunAction, RunView};
+use crate::state::{Edit, Editor, WHOLE};
+use schedlab::presets;
 use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
-
-/// Trunk emits the worker next to index.html; a relative path keeps the site
-/// working when it is served from a sub-path.
-const WORKER_PATH: &str = "worker.js";
-
-/// A run of one experiment: its points' outcomes as they arrive.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunView {
-    pub experiment: Option<Rc<Experiment>>,
-    pub workers: usize,
-    pub outcomes: Vec<Option<PointOutcome>>,
-    /// (commit-style table, results JSON) once every point is in.
-    pub results: Option<Rc<(String, String)>>,
-    pub error: Option<String>,
-}
-
-pub enum RunAction {
-    Start {
-        experiment: Rc<Experiment>,
-        points: usize,
-        workers: usize,
-    },
-    Point {
-        index: usize,
-        outcome: PointOutcome,
-    },
-    Failed(String),
-}
-
-impl RunView {
-    pub fn done(&self) -> usize {
-        self.outcomes.iter().filter(|o| o.is_some()).count()
-    }
-
-    pub fn running(&self) -> bool {
-        self.experiment.is_some() && self.results.is_none() && self.error.is_none()
-    }
-}
-
-impl Reducible for RunView {
-    type Action = RunAction;
-
-    fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
-        match action {
-            RunAction::Start {
-                experiment,
-                points,
-                workers,
-            } => Rc::new(RunView {
-                experiment: Some(experiment),
-                workers,
-                outcomes: vec![None; points],
-                results: None,
-                error: None,
-            }),
-            RunAction::Point { index, outcome } => {
-                let mut next = (*self).clone();
-                if let Some(slot) = next.outcomes.get_mut(index) {
-                    *slot = Some(outcome);
-                }
-                if next.done() == next.outcomes.len() {
-                    if let Some(exp) = &next.experiment {
-                        next.results = Some(Rc::new(assemble(exp, &next.outcomes)));
-                    }
-                }
-                Rc::new(next)
-            }
-            RunAction::Failed(error) => Rc::new(RunView {
-                error: Some(error),
-                ..(*self).clone()
-            }),
-        }
-    }
-}
-
-/// The table and JSON, exactly as `schedlab run --format table|json` print them.
-fn assemble(exp: &Experiment, outcomes: &[Option<PointOutcome>]) -> (String, String) {
-    let points = exp.points().expect("points were listed before the run");
-    let outcomes: Vec<PointOutcome> = outcomes.iter().flatten().cloned().collect();
-    let r = experiment::assemble(exp, &points, &outcomes);
-    let param = exp.sweep.as_ref().map(|s| s.param.as_str());
-    (report::table(&r, param, exp.sum_row), r.to_json() + "\n")
-}
 
 fn hardware_concurrency() -> usize {
     web_sys::window()
@@ -98,108 +22,214 @@ fn hardware_concurrency() -> usize {
         .max(1.0) as usize
 }
 
+/// Starts a run of the editor's experiment: one worker per point up to the
+/// machine's cores, points dealt round-robin.
+fn start_run(
+    editor: &Editor,
+    run: &UseReducerHandle<RunView>,
+    pool: &Rc<std::cell::RefCell<Option<Pool>>>,
+) {
+    if !editor.is_valid() || run.running() {
+        return;
+    }
+    let generation = run.generation + 1;
+    let exp = Rc::new(editor.experiment.clone());
+    let total = match exp.points() {
+        Ok(p) => p.len(),
+        Err(error) => {
+            return run.dispatch(RunAction::Failed {
+                generation,
+                error: error.to_string(),
+            })
+        }
+    };
+    let workers = hardware_concurrency().min(total).max(1);
+    run.dispatch(RunAction::Start {
+        generation,
+        experiment: exp.clone(),
+        points: total,
+        workers,
+    });
+    let on_response: Rc<dyn Fn(usize, Response)> = {
+        let run = run.clone();
+        Rc::new(move |_, resp| match resp {
+            Response::Progress {
+                index,
+                now_ns,
+                end_ns,
+            } => {
+                if let Some(end) = end_ns.filter(|e| *e > 0) {
+                    run.dispatch(RunAction::Progress {
+                        generation,
+                        index,
+                        fraction: now_ns as f64 / end as f64,
+                    });
+                }
+            }
+            Response::Point { index, outcome } => run.dispatch(RunAction::Point {
+                generation,
+                index,
+                outcome,
+            }),
+            Response::Failed { error } => run.dispatch(RunAction::Failed { generation, error }),
+            Response::Ready => {}
+        })
+    };
+    // Dropping the previous pool terminates its workers.
+    *pool.borrow_mut() = None;
+    match Pool::start(workers, on_response) {
+        Ok(p) => {
+            let json = serde_json::to_string(&*exp).expect("an experiment serialises");
+            for index in 0..total {
+                p.send(
+                    index % workers,
+                    &Request::RunPoint {
+                        experiment: json.clone(),
+                        index,
+                    },
+                );
+            }
+            *pool.borrow_mut() = Some(p);
+        }
+        Err(error) => run.dispatch(RunAction::Failed { generation, error }),
+    }
+}
+
 #[function_component]
 pub fn App() -> Html {
-    let preset = use_state(|| presets::ALL[0].0.to_string());
+    let editor = use_reducer(|| Editor::preset(presets::ALL[0].0));
     let run = use_reducer(RunView::default);
-    let bridges = use_mut_ref(Vec::<WorkerBridge<CoreWorker>>::new);
+    let pool = use_mut_ref(|| None::<Pool>);
     let ready = use_state(|| false);
     {
         let ready = ready.clone();
         use_effect_with((), move |_| ready.set(true));
     }
 
+    let on_run = {
+        let (editor, run, pool) = (editor.clone(), run.clone(), pool.clone());
+        Callback::from(move |_: ()| start_run(&editor, &run, &pool))
+    };
+    let on_cancel = {
+        let (run, pool) = (run.clone(), pool.clone());
+        Callback::from(move |_| {
+            *pool.borrow_mut() = None;
+            run.dispatch(RunAction::Cancelled);
+        })
+    };
+
+    // Ctrl+Enter (Cmd+Enter) runs from anywhere on the page.
+    let latest_run = use_mut_ref(Callback::<()>::noop);
+    *latest_run.borrow_mut() = on_run.clone();
+    use_effect_with((), move |_| {
+        let listener =
+            Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+                if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                    e.prevent_default();
+                    latest_run.borrow().emit(());
+                }
+            });
+        let window = web_sys::window().expect("a window");
+        let _ =
+            window.add_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
+        move || {
+            let _ = window
+                .remove_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
+        }
+    });
+
     let on_preset = {
-        let preset = preset.clone();
+        let editor = editor.clone();
         Callback::from(move |e: Event| {
             let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            preset.set(select.value());
+            editor.dispatch(Edit::LoadPreset(select.value()));
         })
     };
-
-    let on_run = {
-        let preset = preset.clone();
-        let run = run.clone();
-        let bridges = bridges.clone();
+    let download_experiment = {
+        let editor = editor.clone();
         Callback::from(move |_| {
-            let exp = match presets::get(&preset) {
-                Ok(e) => Rc::new(e),
-                Err(e) => return run.dispatch(RunAction::Failed(e.to_string())),
-            };
-            let total = match exp.points() {
-                Ok(p) => p.len(),
-                Err(e) => return run.dispatch(RunAction::Failed(e.to_string())),
-            };
-            let workers = hardware_concurrency().min(total).max(1);
-            run.dispatch(RunAction::Start {
-                experiment: exp.clone(),
-                points: total,
-                workers,
-            });
-            let json = serde_json::to_string(&*exp).expect("an experiment serialises");
-            let mut pool = bridges.borrow_mut();
-            pool.clear();
-            for w in 0..workers {
-                let run = run.clone();
-                let bridge = CoreWorker::spawner()
-                    .callback(move |resp| match resp {
-                        Response::Point { index, outcome } => {
-                            run.dispatch(RunAction::Point { index, outcome })
-                        }
-                        Response::Failed { error } => run.dispatch(RunAction::Failed(error)),
-                        _ => {}
-                    })
-                    .encoding::<Json>()
-                    .spawn(WORKER_PATH);
-                // Points are dealt round-robin; each worker runs its share in order.
-                for index in (w..total).step_by(workers) {
-                    bridge.send(Request::RunPoint {
-                        experiment: json.clone(),
-                        index,
-                    });
-                }
-                pool.push(bridge);
-            }
+            let exp = &editor.experiment;
+            let _ = download(
+                &format!("{}.json", exp.name),
+                "application/json",
+                &exp.to_json(),
+            );
         })
     };
+    let exp = &editor.experiment;
+    let current_preset = editor.unedited_preset();
 
     let status = if let Some(e) = &run.error {
-        html! { <p id="run-error" class="error">{ format!("error: {e}") }</p> }
+        html! { <p id="run-error" class="error" role="alert">{ format!("Run failed: {e}") }</p> }
     } else if run.running() {
         html! {
-            <p id="run-status">
-                <progress max={run.outcomes.len().to_string()} value={run.done().to_string()} />
-                { format!(" {} of {} points, {} workers", run.done(), run.outcomes.len(), run.workers) }
+            <p id="run-status" class="status">
+                <progress max="1" value={format!("{:.4}", run.fraction())} />
+                { format!(" {} of {} points", run.done(), run.outcomes.len()) }
+                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
             </p>
         }
+    } else if run.cancelled {
+        html! { <p id="run-status" class="status">{ format!("cancelled after {} of {} points", run.done(), run.outcomes.len()) }</p> }
     } else if run.results.is_some() {
-        html! { <p id="run-status">{ format!("done: {} points on {} workers", run.outcomes.len(), run.workers) }</p> }
+        html! {
+            <p id="run-status" class="status">
+                { format!("done: {} points", run.outcomes.len()) }
+                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
+            </p>
+        }
     } else {
-        html! {}
+        html! { <p id="run-status" class="status">{ "Ctrl+Enter runs" }</p> }
     };
-
-    let description = presets::get(&preset)
-        .map(|e| e.description)
-        .unwrap_or_default();
+    let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
+        if field == WHOLE {
+            msg.clone()
+        } else {
+            format!("{msg} (at {field})")
+        }
+    });
+    let run_title = if editor.is_valid() {
+        "Run (Ctrl+Enter)"
+    } else {
+        "Fix the marked fields first"
+    };
     html! {
         <main id="app" data-ready={ready.to_string()}>
-            <h1>{ "schedlab" }</h1>
-            <p class="tagline">{ "What the Linux scheduler's wakeup and load-balancing policies do to real workloads." }</p>
-            <section class="controls">
-                <label for="preset">{ "Experiment " }</label>
+            <header class="top">
+                <div>
+                    <h1>{ "schedlab" }</h1>
+                    <p class="tagline">{ "What the Linux scheduler's wakeup and load-balancing policies do to real workloads." }</p>
+                </div>
+            </header>
+            <section class="controls" aria-label="experiment">
+                <label for="preset">{ "Experiment" }</label>
                 <select id="preset" onchange={on_preset}>
-                    { for presets::names().map(|n| html! { <option value={n} selected={*preset == n}>{ n }</option> }) }
+                    if current_preset.is_none() {
+                        <option selected=true value="">{ format!("{} (edited)", exp.name) }</option>
+                    }
+                    { for presets::names().map(|n| html! { <option value={n} selected={current_preset == Some(n)}>{ n }</option> }) }
                 </select>
-                <button id="run" onclick={on_run} disabled={run.running()}>{ "Run" }</button>
+                <button id="run" onclick={on_run.reform(|_| ())} disabled={run.running() || !editor.is_valid()} title={run_title}>{ "Run" }</button>
+                <button id="cancel" class="secondary" onclick={on_cancel} disabled={!run.running()}>{ "Cancel" }</button>
+                { status }
             </section>
-            <p class="description">{ description }</p>
-            { status }
+            <p class="description">{ exp.description.clone() }</p>
+            if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
+            if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
+            <div class="panels">
+                <MachinePanel editor={editor.clone()} />
+                <WorkloadPanel editor={editor.clone()} />
+                <KernelPanel editor={editor.clone()} />
+            </div>
+            <details class="experiment-json">
+                <summary>{ "Experiment JSON (run it natively: schedlab run FILE)" }</summary>
+                <div class="actions">
+                    <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
+                </div>
+                <pre id="experiment-json">{ exp.to_json() }</pre>
+            </details>
             if let Some(r) = &run.results {
-                <pre id="results-table">{ r.0.clone() }</pre>
-                <details>
-                    <summary>{ "Results JSON" }</summary>
-                    <pre id="results-json">{ r.1.clone() }</pre>
-                </details>
+                <ResultsView results={r.clone()} name={run.experiment.as_ref().map(|e| e.name.clone()).unwrap_or_default()} />
             }
         </main>
     }

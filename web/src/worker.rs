@@ -1,54 +1,57 @@
 //! The Web Worker: answers [`Request`]s by running the core.
 
 use crate::protocol::{Request, Response};
-use gloo_worker::{HandlerId, Worker, WorkerScope};
-use schedlab::domains::Domains;
 use schedlab::experiment::{self, Experiment};
-use schedlab::policy::PolicySpec;
-use schedlab::topology::{self, Topology};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-pub struct CoreWorker;
+const PROGRESS_EVERY_MS: f64 = 100.0;
 
-impl Worker for CoreWorker {
-    type Message = ();
-    type Input = Request;
-    type Output = Response;
-
-    fn create(_scope: &WorkerScope<Self>) -> Self {
-        CoreWorker
-    }
-
-    fn update(&mut self, _scope: &WorkerScope<Self>, _msg: Self::Message) {}
-
-    fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
-        let resp = handle(msg, &mut |p| scope.respond(id, p));
-        scope.respond(id, resp);
-    }
+/// Runs in the worker's global scope: answers each message, then says Ready.
+pub fn listen() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let poster = scope.clone();
+    let post = move |resp: &Response| {
+        let text = serde_json::to_string(resp).expect("a response serialises");
+        // Posting a string to the page cannot fail while the page listens.
+        let _ = poster.post_message(&JsValue::from_str(&text));
+    };
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let text = e.data().as_string().unwrap_or_default();
+        let resp = match serde_json::from_str::<Request>(&text) {
+            Ok(req) => {
+                // At most ten progress messages a second: the page redraws on each.
+                let mut last_ms = f64::NEG_INFINITY;
+                handle(req, &mut |p| {
+                    let now = js_sys::Date::now();
+                    if now - last_ms >= PROGRESS_EVERY_MS {
+                        last_ms = now;
+                        post(&p);
+                    }
+                })
+            }
+            Err(err) => Response::Failed {
+                error: format!("the worker got a message it cannot read: {err}"),
+            },
+        };
+        post(&resp);
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    let text = serde_json::to_string(&Response::Ready).expect("serialises");
+    let _ = scope.post_message(&JsValue::from_str(&text));
 }
 
 /// The worker's work, kept free of web types so it is tested natively.
 /// `progress` receives progress messages while a point runs.
 pub fn handle(req: Request, progress: &mut dyn FnMut(Response)) -> Response {
     let result = match req {
-        Request::Describe { machine, era } => describe(&machine, &era),
         Request::RunPoint { experiment, index } => run_point(&experiment, index, progress),
     };
     result.unwrap_or_else(|e| Response::Failed {
         error: e.to_string(),
-    })
-}
-
-fn describe(machine: &str, era: &str) -> schedlab::Result<Response> {
-    let topo = Topology::from_spec(&topology::preset(machine)?)?;
-    let policy = PolicySpec::era(era.parse()?).resolve(topo.ncpus())?;
-    let domains = Domains::build(&topo, &policy)?;
-    Ok(Response::Described {
-        summary: topo.summary(),
-        levels: domains
-            .level_names()
-            .into_iter()
-            .map(String::from)
-            .collect(),
     })
 }
 
@@ -76,36 +79,6 @@ fn run_point(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn describe_answers_from_the_core_and_reports_errors() {
-        let ok = handle(
-            Request::Describe {
-                machine: "ivb-ep-2s".into(),
-                era: "4.15".into(),
-            },
-            &mut |_| {},
-        );
-        assert_eq!(
-            ok,
-            Response::Described {
-                summary:
-                    "ivb-ep-2s: 40 CPUs, 2 nodes, 2 packages, 2 LLCs, 20 cores, 2 threads/core"
-                        .into(),
-                levels: vec!["SMT".into(), "MC".into(), "NUMA".into()],
-            }
-        );
-        let bad = handle(
-            Request::Describe {
-                machine: "nope".into(),
-                era: "4.15".into(),
-            },
-            &mut |_| {},
-        );
-        assert!(
-            matches!(bad, Response::Failed { error } if error.contains("unknown machine preset"))
-        );
-    }
 
     #[test]
     fn a_point_run_in_the_worker_equals_the_core_run() {

@@ -1,0 +1,147 @@
+// The Machine, Kernel and Workload panels: what a person edits changes
+// what runs, bad input is caught at the field, runs can be cancelled, and
+// the worker pool is sized by the points and the machine's cores.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serveDist, launchBrowser, openPage, screenshot, runToEnd, cli } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const field = (name) => `[data-field="${name}"]`;
+
+test('a flag changed in B changes B\'s numbers and not A\'s', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#preset', 'retune-lat-ctx');
+  const before = await runToEnd(page);
+  const [a, b] = before.variants;
+  const wakeAffine = field('v1.NODE.WAKE_AFFINE');
+  // The re-tune commit turned WAKE_AFFINE on at NODE: A (2.6.27) and B differ there.
+  assert.equal(await page.isChecked(wakeAffine), true);
+  assert.equal(await page.isChecked(field('v0.NODE.WAKE_AFFINE')), false);
+  assert.ok(await page.$(`td.diff ${wakeAffine}`), 'the differing cell is highlighted');
+  await page.click(wakeAffine);
+  assert.equal(await page.isChecked(wakeAffine), false);
+  assert.equal(await page.$(`td.diff ${wakeAffine}`), null, 'equal cells are not highlighted');
+  assert.ok(await page.$(`td.changed ${wakeAffine}`), 'a change from the era default is marked');
+  assert.match(await page.inputValue('#preset'), /^$/, 'the picker says the experiment is edited');
+  const after = await runToEnd(page);
+  assert.equal(after.rows[0].values[a], before.rows[0].values[a], 'A is unchanged');
+  assert.notEqual(after.rows[0].values[b], before.rows[0].values[b], 'B changed');
+  await screenshot(page, 'flag-in-b');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('bad values are shown at their field with the core\'s words and block Run', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#preset', 'retune-lat-ctx');
+  await page.fill(field('v0.NODE.imbalance_pct'), '50');
+  const err = await page.textContent(`td:has(${field('v0.NODE.imbalance_pct')}) .field-error`);
+  assert.match(err, /imbalance_pct is 50; it must be 100\.\.=1000/);
+  assert.equal(await page.isDisabled('button#run'), true);
+  await page.fill(field('workload.procs'), 'two');
+  assert.match(await page.textContent(`label:has(${field('workload.procs')}) .field-error`), /"two" is not a whole number/);
+  assert.equal(await page.inputValue(field('workload.procs')), 'two', 'the text typed stays');
+  await page.fill(field('workload.procs'), '2');
+  await page.fill(field('v0.NODE.imbalance_pct'), '125');
+  assert.equal(await page.isDisabled('button#run'), false);
+  assert.equal(await page.$('.field-error'), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a long run can be cancelled, and typing during it echoes at once', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#preset', 'waweight-hackbench-20');
+  await page.click('button#run');
+  await page.waitForSelector('#run-status progress');
+  assert.equal(await page.isEnabled('button#cancel'), true);
+  await page.fill(field('seed'), '12345');
+  assert.equal(await page.inputValue(field('seed')), '12345');
+  assert.ok(await page.$('#run-status progress'), 'still running while the user types');
+  await page.click('button#cancel');
+  assert.match(await page.textContent('#run-status'), /^cancelled after \d+ of 2 points/);
+  assert.equal(await page.isEnabled('button#run'), true);
+  await page.waitForTimeout(1000);
+  assert.equal(await page.$('#results-table'), null, 'no results arrive after Cancel');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+for (const cores of [4, 8]) {
+  test(`a 6-point sweep on ${cores} cores uses ${Math.min(cores, 6)} workers`, async () => {
+    const { page, errors } = await openPage(browser, server.url, { cores });
+    await page.selectOption('#preset', 'retune-lat-ctx');
+    await page.click('[data-variant="1"] button.icon');
+    assert.equal(await page.$$eval('[data-variant]', (v) => v.length), 1);
+    await page.fill(field('workload.rounds'), '2000');
+    await page.selectOption(field('sweep.param'), 'procs');
+    await page.fill(field('sweep'), '2, 3, 4, 5, 6, 7');
+    const results = await runToEnd(page);
+    assert.deepEqual(results.rows.map((r) => r.x), [2, 3, 4, 5, 6, 7]);
+    assert.match(await page.textContent('#run-status'), new RegExp(`done: 6 points on ${Math.min(cores, 6)} workers`));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#preset', 'kvm-pipe-test-pinning');
+  await page.click('#machine-edit');
+  await page.fill(field('machine.nodes'), '2');
+  await page.fill(field('machine.cores_per_llc'), '2');
+  await page.fill(field('machine.threads_per_core'), '2');
+  assert.match(await page.textContent('#machine-summary'), /8 CPUs, 2 nodes/);
+  const results = await runToEnd(page);
+  assert.ok(results.rows[0].values.free > 0);
+  const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
+  const file = path.join(dir, 'experiment.json');
+  await writeFile(file, await page.textContent('#experiment-json'));
+  assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
+  await screenshot(page, 'hand-built-machine');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const LSCPU = `# The following is the parsable format, which can be fed to other
+# programs. Each different item in every column has an unique ID
+# starting from zero.
+# CPU,Core,Socket,Node,,L1d,L1i,L2,L3
+0,0,0,0,,0,0,0,0
+1,1,0,0,,1,1,1,0
+2,2,1,1,,2,2,2,1
+3,3,1,1,,3,3,3,1
+4,0,0,0,,0,0,0,0
+5,1,0,0,,1,1,1,0
+6,2,1,1,,2,2,2,1
+7,3,1,1,,3,3,3,1
+`;
+
+test('an lscpu -p import runs, and a broken one is refused at the field', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.selectOption('#preset', 'kvm-pipe-test-pinning');
+  await page.click('details.lscpu summary');
+  await page.fill('#lscpu-text', '0,0,zero\n');
+  await page.click('#lscpu-import');
+  assert.match(await page.textContent('details.lscpu .field-error'), /line 1/);
+  await page.fill('#lscpu-text', LSCPU);
+  await page.click('#lscpu-import');
+  assert.match(await page.textContent('#machine-summary'), /8 CPUs, 2 nodes, 2 packages, 2 LLCs, 4 cores, 2 threads\/core/);
+  const results = await runToEnd(page);
+  assert.ok(results.rows[0].values.pinned > 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

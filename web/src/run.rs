@@ -1,0 +1,228 @@
+//! A run of one experiment: its points' progress and outcomes as workers
+//! report them, and the results once every point is in.
+
+use schedlab::experiment::{self, Experiment, PointOutcome, Results};
+use schedlab::report;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// The results and the texts the CLI prints for them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResults {
+    pub results: Results,
+    /// `schedlab run --format table`
+    pub table: String,
+    /// The tools' own output per point.
+    pub text: String,
+    /// `schedlab run --format csv`
+    pub csv: String,
+    /// `schedlab run --format json`
+    pub json: String,
+}
+
+impl RunResults {
+    pub fn of(exp: &Experiment, outcomes: &[PointOutcome]) -> schedlab::Result<RunResults> {
+        let points = exp.points()?;
+        let results = experiment::assemble(exp, &points, outcomes);
+        let param = exp.sweep.as_ref().map(|s| s.param.as_str());
+        Ok(RunResults {
+            table: report::table(&results, param, exp.sum_row),
+            text: report::text(&results, param),
+            csv: report::csv(&results),
+            json: results.to_json() + "\n",
+            results,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    /// Which run this is; messages of earlier (cancelled) runs are ignored.
+    pub generation: u64,
+    pub experiment: Option<Rc<Experiment>>,
+    pub workers: usize,
+    pub outcomes: Vec<Option<PointOutcome>>,
+    /// Fraction of each point's simulated time done.
+    pub partial: Vec<f64>,
+    pub results: Option<Rc<RunResults>>,
+    pub error: Option<String>,
+    pub cancelled: bool,
+}
+
+pub enum RunAction {
+    Start {
+        generation: u64,
+        experiment: Rc<Experiment>,
+        points: usize,
+        workers: usize,
+    },
+    Progress {
+        generation: u64,
+        index: usize,
+        fraction: f64,
+    },
+    Point {
+        generation: u64,
+        index: usize,
+        outcome: PointOutcome,
+    },
+    Failed {
+        generation: u64,
+        error: String,
+    },
+    Cancelled,
+}
+
+impl RunView {
+    pub fn done(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.is_some()).count()
+    }
+
+    pub fn running(&self) -> bool {
+        self.experiment.is_some()
+            && self.results.is_none()
+            && self.error.is_none()
+            && !self.cancelled
+    }
+
+    /// Overall progress, 0..=1.
+    pub fn fraction(&self) -> f64 {
+        if self.outcomes.is_empty() {
+            return 0.0;
+        }
+        let sum: f64 = self
+            .outcomes
+            .iter()
+            .zip(&self.partial)
+            .map(|(o, p)| if o.is_some() { 1.0 } else { *p })
+            .sum();
+        sum / self.outcomes.len() as f64
+    }
+}
+
+impl Reducible for RunView {
+    type Action = RunAction;
+
+    fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
+        let current = |g: u64| g == self.generation && self.running();
+        match action {
+            RunAction::Start {
+                generation,
+                experiment,
+                points,
+                workers,
+            } => Rc::new(RunView {
+                generation,
+                experiment: Some(experiment),
+                workers,
+                outcomes: vec![None; points],
+                partial: vec![0.0; points],
+                ..RunView::default()
+            }),
+            RunAction::Progress {
+                generation,
+                index,
+                fraction,
+            } if current(generation) => {
+                let mut next = (*self).clone();
+                if let Some(p) = next.partial.get_mut(index) {
+                    *p = fraction.clamp(0.0, 1.0);
+                }
+                Rc::new(next)
+            }
+            RunAction::Point {
+                generation,
+                index,
+                outcome,
+            } if current(generation) => {
+                let mut next = (*self).clone();
+                if let Some(slot) = next.outcomes.get_mut(index) {
+                    *slot = Some(outcome);
+                }
+                if next.done() == next.outcomes.len() {
+                    let exp = next.experiment.clone().expect("running");
+                    let outcomes: Vec<PointOutcome> =
+                        next.outcomes.iter().flatten().cloned().collect();
+                    match RunResults::of(&exp, &outcomes) {
+                        Ok(r) => next.results = Some(Rc::new(r)),
+                        Err(e) => next.error = Some(e.to_string()),
+                    }
+                }
+                Rc::new(next)
+            }
+            RunAction::Failed { generation, error } if current(generation) => Rc::new(RunView {
+                error: Some(error),
+                ..(*self).clone()
+            }),
+            RunAction::Cancelled if self.running() => Rc::new(RunView {
+                cancelled: true,
+                ..(*self).clone()
+            }),
+            _ => self,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_in_any_order_give_the_clis_results_and_stale_ones_are_ignored() {
+        let exp = Rc::new(schedlab::presets::get("kvm-pipe-test-pinning").unwrap());
+        let points = exp.points().unwrap();
+        let outcomes: Vec<PointOutcome> = points
+            .iter()
+            .map(|p| experiment::run_point(p, &mut |_| true).unwrap())
+            .collect();
+        let mut view = Rc::new(RunView::default()).reduce(RunAction::Start {
+            generation: 2,
+            experiment: exp.clone(),
+            points: points.len(),
+            workers: 2,
+        });
+        view = view.reduce(RunAction::Point {
+            generation: 1,
+            index: 0,
+            outcome: outcomes[0].clone(),
+        });
+        assert_eq!(view.done(), 0, "a cancelled run's point is ignored");
+        for i in (0..points.len()).rev() {
+            view = view.reduce(RunAction::Point {
+                generation: 2,
+                index: i,
+                outcome: outcomes[i].clone(),
+            });
+        }
+        let expected = experiment::run_all(&exp, &mut |_, _| true).unwrap();
+        let got = view.results.as_ref().unwrap();
+        assert_eq!(got.json, expected.to_json() + "\n");
+        assert!(!view.running());
+        assert_eq!(view.fraction(), 1.0);
+    }
+
+    #[test]
+    fn cancel_stops_a_run_and_later_points_do_not_revive_it() {
+        let exp = Rc::new(schedlab::presets::get("kvm-pipe-test-pinning").unwrap());
+        let view = Rc::new(RunView::default())
+            .reduce(RunAction::Start {
+                generation: 1,
+                experiment: exp,
+                points: 2,
+                workers: 1,
+            })
+            .reduce(RunAction::Progress {
+                generation: 1,
+                index: 0,
+                fraction: 0.5,
+            });
+        assert_eq!(view.fraction(), 0.25);
+        let view = view.reduce(RunAction::Cancelled);
+        assert!(view.cancelled && !view.running());
+        let view = view.reduce(RunAction::Failed {
+            generation: 1,
+            error: "late".into(),
+        });
+        assert_eq!(view.error, None);
+    }
+}
