@@ -107,8 +107,9 @@ export async function screenshot(page, name) {
 }
 
 /** Clicks Run and waits until the run is done; returns the results JSON. */
-export async function runToEnd(page, timeout = 120_000) {
-  await page.click('button#run');
+export async function runToEnd(page, { timeout = 120_000, keyboard = false } = {}) {
+  if (keyboard) await page.keyboard.press('Control+Enter');
+  else await page.click('button#run');
   await page.waitForFunction(
     () => /^done/.test(document.querySelector('#run-status')?.textContent ?? '') || document.querySelector('#run-error'),
     null,

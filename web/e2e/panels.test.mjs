@@ -3,7 +3,7 @@
 // the worker pool is sized by the points and the machine's cores.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile, mkdtemp } from 'node:fs/promises';
+import { writeFile, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serveDist, launchBrowser, openPage, screenshot, runToEnd, cli } from './harness.mjs';
@@ -130,7 +130,7 @@ const LSCPU = `# The following is the parsable format, which can be fed to other
 7,3,1,1,,3,3,3,1
 `;
 
-test('an lscpu -p import runs, and a broken one is refused at the field', async () => {
+test('an lscpu -p import runs (Ctrl+Enter), its JSON downloads, and a broken one is refused at the field', async () => {
   const { page, errors } = await openPage(browser, server.url);
   await page.selectOption('#preset', 'kvm-pipe-test-pinning');
   await page.click('details.lscpu summary');
@@ -140,8 +140,12 @@ test('an lscpu -p import runs, and a broken one is refused at the field', async 
   await page.fill('#lscpu-text', LSCPU);
   await page.click('#lscpu-import');
   assert.match(await page.textContent('#machine-summary'), /8 CPUs, 2 nodes, 2 packages, 2 LLCs, 4 cores, 2 threads\/core/);
-  const results = await runToEnd(page);
+  const results = await runToEnd(page, { keyboard: true });
   assert.ok(results.rows[0].values.pinned > 0);
+  await page.click('details:has(#results-json) summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const saved = await readFile(await download.path(), 'utf8');
+  assert.equal(saved, await page.textContent('#results-json'), 'the downloaded JSON is the shown JSON');
   assert.deepEqual(errors, []);
   await page.close();
 });
