@@ -150,7 +150,7 @@ impl Editor {
 
     /// The name of the preset this experiment equals, if it is unedited.
     pub fn unedited_preset(&self) -> Option<&'static str> {
-        presets::names().find(|n| presets::get(n).ok().as_ref() == Some(&self.experiment))
+        presets::unedited(&self.experiment)
     }
 
     pub fn topology(&self) -> Result<Topology, Error> {

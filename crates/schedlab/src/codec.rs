@@ -2,12 +2,17 @@
 //! Every older version keeps decoding through a migration: "0." + base64url
 //! of the version-0 JSON (variants as a map of label to policy changes, the
 //! benchmark under "benchmark").
+//!
+//! A link's fragment (after `#`) is `preset=NAME` for an unedited preset or
+//! `x=CODE` for anything else, optionally followed by `&run` (run on open).
+//! A fragment that is plain JSON (percent-encoded or not) is read too, with
+//! version 0 migrated.
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, VERSION};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// The largest decoded experiment accepted (a guard against zip bombs).
 pub const MAX_DECODED_BYTES: usize = 1 << 20;
@@ -65,6 +70,122 @@ pub fn decode(text: &str) -> Result<Experiment> {
     Experiment::from_json(&json)
 }
 
+/// What a link asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub experiment: Experiment,
+    /// The preset it named, if it named one.
+    pub preset: Option<String>,
+    /// Run as soon as it opens.
+    pub run: bool,
+}
+
+/// The fragment (without `#`) that restores `exp`: short for an unedited preset.
+pub fn fragment(exp: &Experiment, run: bool) -> String {
+    let mut out = match crate::presets::unedited(exp) {
+        Some(name) => format!("preset={name}"),
+        None => format!("x={}", encode(exp)),
+    };
+    if run {
+        out.push_str("&run");
+    }
+    out
+}
+
+/// Reads a link's fragment (with or without the `#`).
+pub fn parse_fragment(fragment: &str) -> Result<Link> {
+    let text = fragment.strip_prefix('#').unwrap_or(fragment).trim();
+    if text.len() > MAX_ENCODED_BYTES {
+        return Err(Error::invalid(format!(
+            "the link's fragment is {} bytes; the limit is {MAX_ENCODED_BYTES}",
+            text.len()
+        )));
+    }
+    if text.is_empty() {
+        return Err(Error::invalid("the link has no experiment in it"));
+    }
+    let json_text = percent_decode(text)?;
+    if json_text.trim_start().starts_with('{') {
+        return Ok(Link {
+            experiment: from_plain_json(&json_text)?,
+            preset: None,
+            run: false,
+        });
+    }
+    let mut experiment = None;
+    let mut preset = None;
+    let mut run = false;
+    for part in text.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        match key {
+            "preset" => {
+                let name = percent_decode(value)?;
+                experiment = Some(crate::presets::get(&name)?);
+                preset = Some(name);
+            }
+            "x" => experiment = Some(decode(value)?),
+            "run" => run = matches!(value, "" | "1" | "true"),
+            other => {
+                return Err(Error::invalid(format!(
+                    "the link has an unknown part {:?} (it knows preset=, x= and run)",
+                    truncate(other, 40)
+                )))
+            }
+        }
+    }
+    let experiment = experiment.ok_or_else(|| {
+        Error::invalid("the link names no experiment (expected preset=NAME or x=CODE)")
+    })?;
+    Ok(Link {
+        experiment,
+        preset,
+        run,
+    })
+}
+
+/// A whole experiment as JSON, of any known version.
+fn from_plain_json(text: &str) -> Result<Experiment> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        Error::invalid(format!(
+            "the link's JSON, line {}, column {}: {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let is_v0 = value.get("version").is_none_or(|v| v.as_u64() == Some(0));
+    let value = if is_v0 { migrate_v0(value)? } else { value };
+    Experiment::from_json(&serde_json::to_string(&value).expect("JSON serialises"))
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// %XX escapes decoded; an escape that is not two hex digits, or bytes that
+/// are not UTF-8, are errors.
+fn percent_decode(s: &str) -> Result<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    Error::invalid(format!("the link has a broken %-escape at byte {i}"))
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| Error::invalid("the link's text is not UTF-8"))
+}
+
 /// Version 0 to version 1: variants were a map from label to policy
 /// changes, and the workload was called "benchmark".
 pub fn migrate_v0(v0: Value) -> Result<Value> {
@@ -90,7 +211,7 @@ pub fn migrate_v0(v0: Value) -> Result<Value> {
         obj.insert("workload".into(), b);
     }
     obj.insert("version".into(), json!(VERSION));
-    Ok(Value::Object(Map::from_iter(obj)))
+    Ok(Value::Object(obj))
 }
 
 #[cfg(test)]
@@ -122,6 +243,70 @@ mod tests {
         assert_eq!(exp.variants.len(), 2);
         assert_eq!(exp.variants[1].label, "B");
         assert!(!exp.variants[1].policy.features["WA_WEIGHT"]);
+    }
+
+    #[test]
+    fn fragments_name_presets_encode_edits_and_carry_run() {
+        for name in presets::names() {
+            let exp = presets::get(name).unwrap();
+            assert_eq!(fragment(&exp, false), format!("preset={name}"));
+            let link = parse_fragment(&format!("#preset={name}&run")).unwrap();
+            assert_eq!(link.experiment, exp);
+            assert_eq!(link.preset.as_deref(), Some(name));
+            assert!(link.run);
+        }
+        let mut edited = presets::get("kvm-pipe-test-pinning").unwrap();
+        edited.seed = 99;
+        let frag = fragment(&edited, true);
+        assert!(frag.starts_with("x=1.") && frag.ends_with("&run"), "{frag}");
+        let link = parse_fragment(&frag).unwrap();
+        assert_eq!(link.experiment, edited);
+        assert_eq!(link.preset, None);
+        assert!(link.run);
+        assert!(!parse_fragment(&fragment(&edited, false)).unwrap().run);
+    }
+
+    #[test]
+    fn a_plain_json_v0_fragment_is_migrated() {
+        let v0 = r#"{"name":"old","machine":"kvm-2vcpu","policy":{"era":"6.5"},"variants":{"A":{}},"benchmark":{"kind":"pipe_test","loops":100,"batches":1}}"#;
+        let encoded: String = v0
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect();
+        for frag in [v0.to_string(), format!("#{encoded}")] {
+            let exp = parse_fragment(&frag).unwrap().experiment;
+            assert_eq!(exp.name, "old");
+            assert_eq!(exp.variants[0].label, "A");
+        }
+    }
+
+    #[test]
+    fn bad_fragments_say_what_is_wrong() {
+        let msg = |s: &str| parse_fragment(s).unwrap_err().to_string();
+        assert!(msg("").contains("no experiment"));
+        assert!(msg("#run").contains("names no experiment"));
+        assert!(
+            msg("#preset=nope").contains("unknown preset \"nope\""),
+            "{}",
+            msg("#preset=nope")
+        );
+        assert!(msg("#y=1").contains("unknown part \"y\""));
+        assert!(msg("#x=9.abc").contains("version \"9\""));
+        assert!(
+            msg("#%7Bbroken").contains("line 1"),
+            "{}",
+            msg("#%7Bbroken")
+        );
+        assert!(msg("#%zz").contains("broken %-escape"));
+        assert!(msg(&format!("#x=1.{}", "A".repeat(100_000))).contains("the limit is"));
+        let huge = r#"{"version":1,"name":"big","machine":"kvm-2vcpu","policy":{"era":"6.5"},"variants":[{"label":"A"}],"workload":{"kind":"pipe_test"},"repeats":100000}"#;
+        assert!(msg(huge).contains("repeats"), "{}", msg(huge));
     }
 
     #[test]

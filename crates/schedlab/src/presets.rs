@@ -79,6 +79,13 @@ pub fn get(name: &str) -> Result<Experiment> {
     Experiment::from_json(json).map_err(|e| Error::invalid(format!("preset {name}: {e}")))
 }
 
+/// The preset `exp` is, unedited, if any. Presets keep their name, so only
+/// the preset of that name is compared.
+pub fn unedited(exp: &Experiment) -> Option<&'static str> {
+    let name = names().find(|n| *n == exp.name)?;
+    (get(name).ok().as_ref() == Some(exp)).then_some(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

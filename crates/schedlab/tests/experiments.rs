@@ -178,3 +178,26 @@ fn bad_experiments_say_what_and_where() {
         .to_string()
         .contains("max repeats"));
 }
+
+/// Links people have shared must keep opening with every setting intact:
+/// each preset by name, edited experiments (hand-built machine, flag and
+/// parameter changes with run-on-open, a sweep with repeats), and version-0
+/// links both base64 and as plain percent-encoded JSON.
+#[test]
+fn golden_fragments_keep_opening_exactly() {
+    let golden: serde_json::Value =
+        serde_json::from_str(include_str!("golden/fragments-v1.json")).unwrap();
+    let cases = golden.as_array().unwrap();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let link = codec::parse_fragment(case["fragment"].as_str().unwrap())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expected = match case.get("experiment") {
+            Some(e) => Experiment::from_json(&e.to_string()).unwrap(),
+            None => presets::get(name).unwrap(),
+        };
+        assert_eq!(link.experiment, expected, "{name}");
+        assert_eq!(link.run, case["run"].as_bool().unwrap_or(false), "{name}");
+    }
+    assert_eq!(cases.len(), presets::ALL.len() + 5);
+}
