@@ -78,8 +78,9 @@ export async function launchBrowser() {
 }
 
 /** A new page that records console errors and uncaught exceptions. */
-export async function openPage(browser, url, { viewport = { width: 1366, height: 768 }, cores } = {}) {
-  const page = await browser.newPage({ viewport });
+export async function openPage(browser, url, { viewport = { width: 1366, height: 768 }, cores, context } = {}) {
+  const page = context ? await context.newPage() : await browser.newPage({ viewport });
+  if (context) await page.setViewportSize(viewport);
   if (cores) {
     // Pretend the machine has `cores` cores, to test the worker pool's size.
     await page.addInitScript((n) => {

@@ -2,15 +2,17 @@
 //! Cancel, progress, and the results. Runs go to a pool of Web Workers; the
 //! main thread only edits, assembles and draws.
 
+use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
 use crate::panels::workload::WorkloadPanel;
 use crate::pool::Pool;
 use crate::protocol::{Request, Response};
-use crate::results::{download, ResultsView};
+use crate::results::{copy_to_clipboard, download, ResultsView};
 use crate::run::{RunAction, RunView};
 use crate::state::{Edit, Editor, WHOLE};
-use schedlab::presets;
+use gloo_timers::callback::Timeout;
+use schedlab::{codec, presets};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -95,21 +97,85 @@ fn start_run(
     }
 }
 
+/// How long the fragment waits for typing to pause before it is rewritten.
+const FRAGMENT_DEBOUNCE_MS: u32 = 300;
+
 #[function_component]
 pub fn App() -> Html {
-    let editor = use_reducer(|| Editor::preset(presets::ALL[0].0));
+    let run_on_open = use_mut_ref(|| false);
+    let editor = {
+        let run_on_open = run_on_open.clone();
+        use_reducer(move || {
+            let opened = link::open(&link::hash());
+            *run_on_open.borrow_mut() = opened.run;
+            opened.editor
+        })
+    };
     let run = use_reducer(RunView::default);
     let pool = use_mut_ref(|| None::<Pool>);
     let ready = use_state(|| false);
-    {
-        let ready = ready.clone();
-        use_effect_with((), move |_| ready.set(true));
-    }
+    // The history entry holds a run's experiment: the next edit gets a new one.
+    let frozen = use_mut_ref(|| false);
+    let fragment_timer = use_mut_ref(|| None::<Timeout>);
 
     let on_run = {
         let (editor, run, pool) = (editor.clone(), run.clone(), pool.clone());
-        Callback::from(move |_: ()| start_run(&editor, &run, &pool))
+        let (frozen, fragment_timer) = (frozen.clone(), fragment_timer.clone());
+        Callback::from(move |_: ()| {
+            if editor.is_valid() && !run.running() {
+                fragment_timer.borrow_mut().take();
+                let push = *frozen.borrow();
+                link::set_fragment(&codec::fragment(&editor.experiment, false), push);
+                *frozen.borrow_mut() = true;
+            }
+            start_run(&editor, &run, &pool)
+        })
     };
+    {
+        let (ready, on_run) = (ready.clone(), on_run.clone());
+        use_effect_with((), move |_| {
+            ready.set(true);
+            if *run_on_open.borrow() {
+                on_run.emit(());
+            }
+        });
+    }
+    // Edits rewrite the fragment (debounced) and keep the experiment locally.
+    {
+        let (frozen, fragment_timer) = (frozen.clone(), fragment_timer.clone());
+        use_effect_with(editor.experiment.clone(), move |exp| {
+            let exp = exp.clone();
+            let timer = Timeout::new(FRAGMENT_DEBOUNCE_MS, move || {
+                let push = *frozen.borrow();
+                if link::set_fragment(&codec::fragment(&exp, false), push) {
+                    *frozen.borrow_mut() = false;
+                }
+                link::keep_last(&exp);
+            });
+            *fragment_timer.borrow_mut() = Some(timer);
+        });
+    }
+    // Back and Forward restore the experiment of that history entry.
+    {
+        let (editor, frozen) = (editor.clone(), frozen.clone());
+        use_effect_with((), move |_| {
+            let listener = Closure::<dyn Fn(web_sys::PopStateEvent)>::new(move |_| {
+                if let Ok(l) = codec::parse_fragment(&link::hash()) {
+                    *frozen.borrow_mut() = true;
+                    editor.dispatch(Edit::Load(Box::new(l.experiment)));
+                }
+            });
+            let window = web_sys::window().expect("a window");
+            let _ = window
+                .add_event_listener_with_callback("popstate", listener.as_ref().unchecked_ref());
+            move || {
+                let _ = window.remove_event_listener_with_callback(
+                    "popstate",
+                    listener.as_ref().unchecked_ref(),
+                );
+            }
+        });
+    }
     let on_cancel = {
         let (run, pool) = (run.clone(), pool.clone());
         Callback::from(move |_| {
@@ -156,31 +222,47 @@ pub fn App() -> Html {
             );
         })
     };
+    let copied = use_state(|| None::<&'static str>);
     let exp = &editor.experiment;
     let current_preset = editor.unedited_preset();
 
-    let status = if let Some(e) = &run.error {
-        html! { <p id="run-error" class="error" role="alert">{ format!("Run failed: {e}") }</p> }
-    } else if run.running() {
-        html! {
-            <p id="run-status" class="status">
-                <progress max="1" value={format!("{:.4}", run.fraction())} />
-                { format!(" {} of {} points", run.done(), run.outcomes.len()) }
-                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
-            </p>
-        }
-    } else if run.cancelled {
-        html! { <p id="run-status" class="status">{ format!("cancelled after {} of {} points", run.done(), run.outcomes.len()) }</p> }
-    } else if run.results.is_some() {
-        html! {
-            <p id="run-status" class="status">
-                { format!("done: {} points", run.outcomes.len()) }
-                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
-            </p>
-        }
-    } else {
-        html! { <p id="run-status" class="status">{ "Ctrl+Enter runs" }</p> }
+    let status = status_line(&run);
+    let copy_link = {
+        let (editor, copied) = (editor.clone(), copied.clone());
+        Callback::from(move |_| {
+            copy_to_clipboard(&link::share_url(&editor.experiment));
+            copied.set(Some("link"));
+        })
     };
+    let copy_iframe = {
+        let (editor, copied) = (editor.clone(), copied.clone());
+        Callback::from(move |_| {
+            copy_to_clipboard(&link::iframe_snippet(&editor.experiment));
+            copied.set(Some("iframe"));
+        })
+    };
+    let run_button = html! {
+        <button id="run" onclick={on_run.reform(|_| ())} disabled={run.running() || !editor.is_valid()}
+            title={if editor.is_valid() { "Run (Ctrl+Enter)" } else { "Fix the marked fields first" }}>{ "Run" }</button>
+    };
+    if link::is_embed() {
+        return html! {
+            <main id="app" class="embed" data-ready={ready.to_string()}>
+                <header class="embed-head">
+                    <strong class="embed-title">{ exp.name.clone() }</strong>
+                    { run_button }
+                    { status }
+                    <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
+                </header>
+                if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
+                if let Some(r) = &run.results {
+                    <pre id="results-table">{ r.table.clone() }</pre>
+                } else {
+                    <p class="hint">{ exp.description.clone() }</p>
+                }
+            </main>
+        };
+    }
     let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
         if field == WHOLE {
             msg.clone()
@@ -188,11 +270,6 @@ pub fn App() -> Html {
             format!("{msg} (at {field})")
         }
     });
-    let run_title = if editor.is_valid() {
-        "Run (Ctrl+Enter)"
-    } else {
-        "Fix the marked fields first"
-    };
     html! {
         <main id="app" data-ready={ready.to_string()}>
             <header class="top">
@@ -209,9 +286,13 @@ pub fn App() -> Html {
                     }
                     { for presets::names().map(|n| html! { <option value={n} selected={current_preset == Some(n)}>{ n }</option> }) }
                 </select>
-                <button id="run" onclick={on_run.reform(|_| ())} disabled={run.running() || !editor.is_valid()} title={run_title}>{ "Run" }</button>
+                { run_button }
                 <button id="cancel" class="secondary" onclick={on_cancel} disabled={!run.running()}>{ "Cancel" }</button>
                 { status }
+                <span class="share">
+                    <button class="secondary" id="copy-link" onclick={copy_link}>{ if *copied == Some("link") { "Link copied" } else { "Copy link" } }</button>
+                    <button class="secondary" id="copy-iframe" onclick={copy_iframe}>{ if *copied == Some("iframe") { "Snippet copied" } else { "Copy iframe snippet" } }</button>
+                </span>
             </section>
             <p class="description">{ exp.description.clone() }</p>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
@@ -232,5 +313,30 @@ pub fn App() -> Html {
                 <ResultsView results={r.clone()} name={run.experiment.as_ref().map(|e| e.name.clone()).unwrap_or_default()} />
             }
         </main>
+    }
+}
+
+fn status_line(run: &RunView) -> Html {
+    if let Some(e) = &run.error {
+        html! { <p id="run-error" class="error" role="alert">{ format!("Run failed: {e}") }</p> }
+    } else if run.running() {
+        html! {
+            <p id="run-status" class="status">
+                <progress max="1" value={format!("{:.4}", run.fraction())} />
+                { format!(" {} of {} points", run.done(), run.outcomes.len()) }
+                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
+            </p>
+        }
+    } else if run.cancelled {
+        html! { <p id="run-status" class="status">{ format!("cancelled after {} of {} points", run.done(), run.outcomes.len()) }</p> }
+    } else if run.results.is_some() {
+        html! {
+            <p id="run-status" class="status">
+                { format!("done: {} points", run.outcomes.len()) }
+                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
+            </p>
+        }
+    } else {
+        html! { <p id="run-status" class="status">{ "Ctrl+Enter runs" }</p> }
     }
 }

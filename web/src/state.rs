@@ -192,6 +192,10 @@ impl Reducible for Editor {
         let text = text_of(&action);
         match apply(&mut next, action) {
             Ok(()) => {
+                if field == WHOLE {
+                    // A new experiment: the old one's unparsed texts are moot.
+                    next.field_errors.clear();
+                }
                 next.field_errors.remove(&field);
                 next.revalidate(&field);
             }
