@@ -9,6 +9,7 @@
 //! [`assemble`] turns the points' outcomes into [`Results`]. The same
 //! experiment gives the same results however the points are scheduled.
 
+use crate::engine::stats::{TraceEvent, TraceWindow};
 use crate::engine::{RunOutput, Sim, SimConfig};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -133,7 +134,25 @@ pub struct PointOutcome {
     pub text: String,
     pub counters: BTreeMap<String, u64>,
     pub events: u64,
+    /// A short window of the run, every switch, wakeup and migration in it.
+    pub trace: Trace,
 }
+
+/// A traced window of a run and the names of its tasks (by task id).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub ncpus: usize,
+    pub tasks: Vec<String>,
+    pub events: Vec<TraceEvent>,
+}
+
+/// The traced window starts this long after measuring starts (past start-up).
+const TRACE_OFFSET_NS: u64 = 1_000_000;
+/// Long enough to see a few hundred wakeups of a ping-pong, short enough to draw.
+const TRACE_LEN_NS: u64 = 200_000;
+const TRACE_MAX_EVENTS: usize = 4_000;
 
 /// splitmix64 of (seed, repeat): repeat i's seed.
 pub fn repeat_seed(seed: u64, repeat: u32) -> u64 {
@@ -271,6 +290,12 @@ pub fn run_point(
         seed: point.seed,
         duration_ns: built.duration_ns,
         measure_from_ns: built.measure_from_ns,
+        trace: Some(TraceWindow {
+            start_ns: built.measure_from_ns + TRACE_OFFSET_NS,
+            end_ns: built.measure_from_ns + TRACE_OFFSET_NS + TRACE_LEN_NS,
+            max_events: TRACE_MAX_EVENTS,
+            from_first_wakeup: true,
+        }),
         ..SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?
     };
     let mut sim = Sim::new(&cfg)?;
@@ -298,12 +323,21 @@ pub fn run_point(
     }
     let out: RunOutput = sim.finish();
     let report = point.workload.report(&out);
+    let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
+    let trace = Trace {
+        start_ns,
+        end_ns: (start_ns + TRACE_LEN_NS).min(out.end_ns.max(start_ns)),
+        ncpus: n,
+        tasks: out.tasks.iter().map(|t| t.name.clone()).collect(),
+        events: out.trace,
+    };
     Ok(PointOutcome {
         value: report.value,
         series: report.series,
         text: report.text,
         counters: out.counters,
         events: out.events,
+        trace,
     })
 }
 

@@ -16,6 +16,7 @@
 //! - [`cost`]: the hardware cost model.
 //! - [`workload`]: the task-behaviour language.
 //! - [`engine`]: the discrete-event simulation that runs it all.
+//! - [`trace_export`]: a run's traced window as Chrome trace-event JSON.
 
 pub mod cfs;
 pub mod codec;
@@ -32,6 +33,7 @@ pub mod policy;
 pub mod presets;
 pub mod report;
 pub mod topology;
+pub mod trace_export;
 pub mod workload;
 
 pub use error::{Error, Result};

@@ -53,6 +53,7 @@ fn run_with(
             start_ns: 0,
             end_ns: u64::MAX,
             max_events: 100_000,
+            from_first_wakeup: false,
         }),
         measure_from_ns: 0,
         check_invariants: true,

@@ -98,6 +98,7 @@ fn the_trace_window_records_placement_branches() {
         start_ns: 100_000,
         end_ns: 2_000_000,
         max_events: 500,
+        from_first_wakeup: false,
     };
     let cfg = SimConfig {
         policy: PolicySpec::era(Era::V2_6_28).resolve(16).unwrap(),
@@ -128,7 +129,7 @@ fn the_trace_window_records_placement_branches() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::Wakeup { target, reason, .. } => Some((*target, *reason)),
+            TraceEvent::Wakeup { target, reason, .. } => Some((*target, reason.as_ref())),
             _ => None,
         })
         .collect();

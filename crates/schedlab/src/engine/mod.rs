@@ -81,6 +81,8 @@ pub struct RunOutput {
     /// When measuring started (the end of the warm-up).
     pub measure_from_ns: u64,
     pub trace: Vec<TraceEvent>,
+    /// When the trace window opened, if it did.
+    pub trace_start_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -143,6 +145,8 @@ pub struct Sim {
     ids: CounterIds,
     marks: Vec<MarkStats>,
     trace_window: Option<TraceWindow>,
+    /// When the trace window opened (it may wait for a wakeup).
+    trace_opened_ns: Option<u64>,
     trace: Vec<TraceEvent>,
     events: u64,
     seed: u64,
@@ -208,6 +212,7 @@ impl Sim {
                 .map(|l| MarkStats::new(l))
                 .collect(),
             trace_window: cfg.trace,
+            trace_opened_ns: None,
             trace: Vec::new(),
             events: 0,
             seed: cfg.seed,
@@ -371,6 +376,7 @@ impl Sim {
             channels: self.chans.iter().map(|c| c.stats).collect(),
             measure_from_ns: self.measure_from_ns,
             trace: self.trace,
+            trace_start_ns: self.trace_opened_ns,
         }
     }
 
@@ -445,10 +451,21 @@ impl Sim {
     }
 
     fn trace_event(&mut self, ev: TraceEvent) {
-        if let Some(w) = self.trace_window {
-            if self.now >= w.start_ns && self.now < w.end_ns && self.trace.len() < w.max_events {
-                self.trace.push(ev);
-            }
+        let Some(w) = self.trace_window else {
+            return;
+        };
+        if self.now < w.start_ns || self.trace.len() >= w.max_events {
+            return;
+        }
+        let opened = match self.trace_opened_ns {
+            Some(t) => t,
+            None if !w.from_first_wakeup => w.start_ns,
+            None if matches!(ev, TraceEvent::Wakeup { .. }) => self.now,
+            None => return,
+        };
+        self.trace_opened_ns = Some(opened);
+        if self.now - opened < w.end_ns - w.start_ns {
+            self.trace.push(ev);
         }
     }
 

@@ -2,6 +2,7 @@
 //! (marks), and a bounded trace window.
 
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Where a CPU's time went. busy + idle + overhead = elapsed, exactly.
@@ -155,8 +156,10 @@ impl MarkStats {
     }
 }
 
-/// One scheduling event in the trace window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One scheduling event in the trace window. Reasons are the placement
+/// branch or balancer that decided (`Cow` so that the engine never
+/// allocates for them, and outcomes can still be read back from JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TraceEvent {
     /// `cpu` switched from `from` to `to` (None: idle).
@@ -172,7 +175,7 @@ pub enum TraceEvent {
         task: usize,
         waker_cpu: usize,
         target: usize,
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
     /// `task` moved from `from` to `to` because of `reason`.
     Migrate {
@@ -180,7 +183,7 @@ pub enum TraceEvent {
         task: usize,
         from: usize,
         to: usize,
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
 }
 
@@ -190,6 +193,10 @@ pub struct TraceWindow {
     pub start_ns: u64,
     pub end_ns: u64,
     pub max_events: usize,
+    /// Open the window at the first wakeup at or after `start_ns` instead,
+    /// keeping its length: a workload may be quiet at a fixed time.
+    #[serde(default)]
+    pub from_first_wakeup: bool,
 }
 
 #[cfg(test)]

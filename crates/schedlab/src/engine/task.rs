@@ -194,7 +194,7 @@ impl Sim {
                 task: id,
                 from: parent_cpu,
                 to: cpu,
-                reason,
+                reason: reason.into(),
             });
         }
         // wake_up_new_task: initial load, fork placement, enqueue, preemption check.
@@ -505,7 +505,7 @@ impl Sim {
             task,
             waker_cpu: this,
             target,
-            reason,
+            reason: reason.into(),
         });
         if target != prev {
             self.trace_event(TraceEvent::Migrate {
@@ -513,7 +513,7 @@ impl Sim {
                 task,
                 from: prev,
                 to: target,
-                reason,
+                reason: reason.into(),
             });
         }
         if target == this {
@@ -612,7 +612,7 @@ impl Sim {
             task,
             from,
             to,
-            reason,
+            reason: reason.into(),
         });
         self.notify_enqueued(to, task, false);
     }
