@@ -109,11 +109,16 @@ export async function screenshot(page, name) {
 
 /** Clicks Run and waits until the run is done; returns the results JSON. */
 export async function runToEnd(page, { timeout = 120_000, keyboard = false } = {}) {
+  const generation = Number(await page.getAttribute('#run-status', 'data-run') ?? 0);
   if (keyboard) await page.keyboard.press('Control+Enter');
   else await page.click('button#run');
   await page.waitForFunction(
-    () => /^done/.test(document.querySelector('#run-status')?.textContent ?? '') || document.querySelector('#run-error'),
-    null,
+    (g) => {
+      const status = document.querySelector('#run-status');
+      if (document.querySelector('#run-error')) return true;
+      return Number(status?.dataset.run) > g && /^done/.test(status.textContent);
+    },
+    generation,
     { timeout },
   );
   const error = await page.$('#run-error');

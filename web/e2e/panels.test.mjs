@@ -66,11 +66,11 @@ test('a long run can be cancelled, and typing during it echoes at once', async (
   const { page, errors } = await openPage(browser, server.url);
   await page.selectOption('#preset', 'waweight-hackbench-20');
   await page.click('button#run');
-  await page.waitForSelector('#run-status progress');
+  await page.waitForSelector('#run-status progress:not(.idle)');
   assert.equal(await page.isEnabled('button#cancel'), true);
   await page.fill(field('seed'), '12345');
   assert.equal(await page.inputValue(field('seed')), '12345');
-  assert.ok(await page.$('#run-status progress'), 'still running while the user types');
+  assert.ok(await page.$('#run-status progress:not(.idle)'), 'still running while the user types');
   await page.click('button#cancel');
   assert.match(await page.textContent('#run-status'), /^cancelled after \d+ of 2 points/);
   assert.equal(await page.isEnabled('button#run'), true);

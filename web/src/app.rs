@@ -1,20 +1,23 @@
-//! The root component: the experiment picker, the three panels, Run and
-//! Cancel, progress, and the results. Runs go to a pool of Web Workers; the
-//! main thread only edits, assembles and draws.
+//! The root component: the gallery, the experiment picker, the three
+//! panels, Run and Cancel, progress, sharing, and the results. Runs go to a
+//! pool of Web Workers; the main thread only edits, assembles and draws.
 
+use crate::export::{copy_to_clipboard, download};
+use crate::gallery::Gallery;
+use crate::help::{self, HelpOverlay};
 use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
 use crate::panels::workload::WorkloadPanel;
 use crate::pool::Pool;
 use crate::protocol::{Request, Response};
-use crate::results::{copy_to_clipboard, download, ResultsView};
+use crate::results::{chart_figure, ResultsView};
 use crate::run::{RunAction, RunView};
 use crate::state::{Edit, Editor, WHOLE};
+use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Timeout;
 use schedlab::{codec, presets};
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -100,6 +103,30 @@ fn start_run(
 /// How long the fragment waits for typing to pause before it is rewritten.
 const FRAGMENT_DEBOUNCE_MS: u32 = 300;
 
+/// What a key press asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shortcut {
+    Run,
+    Escape,
+    Help,
+    Theme,
+}
+
+fn shortcut(e: &web_sys::KeyboardEvent) -> Option<Shortcut> {
+    let typing = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+    let plain = !(e.ctrl_key() || e.meta_key() || e.alt_key());
+    match e.key().as_str() {
+        "Enter" if e.ctrl_key() || e.meta_key() => Some(Shortcut::Run),
+        "Escape" => Some(Shortcut::Escape),
+        "?" if plain && !typing => Some(Shortcut::Help),
+        "t" | "T" if plain && !typing => Some(Shortcut::Theme),
+        _ => None,
+    }
+}
+
 #[function_component]
 pub fn App() -> Html {
     let run_on_open = use_mut_ref(|| false);
@@ -114,6 +141,9 @@ pub fn App() -> Html {
     let run = use_reducer(RunView::default);
     let pool = use_mut_ref(|| None::<Pool>);
     let ready = use_state(|| false);
+    let help_open = use_state(|| false);
+    let theme = use_state(help::saved_theme);
+    let copied = use_state(|| None::<&'static str>);
     // The history entry holds a run's experiment: the next edit gets a new one.
     let frozen = use_mut_ref(|| false);
     let fragment_timer = use_mut_ref(|| None::<Timeout>);
@@ -131,6 +161,21 @@ pub fn App() -> Html {
             start_run(&editor, &run, &pool)
         })
     };
+    let on_cancel = {
+        let (run, pool) = (run.clone(), pool.clone());
+        Callback::from(move |_: ()| {
+            *pool.borrow_mut() = None;
+            run.dispatch(RunAction::Cancelled);
+        })
+    };
+    let on_theme = {
+        let theme = theme.clone();
+        Callback::from(move |_: ()| theme.set(help::next_theme(&theme)))
+    };
+    {
+        let theme = *theme;
+        use_effect_with(theme, move |t| help::apply_theme(t));
+    }
     {
         let (ready, on_run) = (ready.clone(), on_run.clone());
         use_effect_with((), move |_| {
@@ -159,51 +204,53 @@ pub fn App() -> Html {
     {
         let (editor, frozen) = (editor.clone(), frozen.clone());
         use_effect_with((), move |_| {
-            let listener = Closure::<dyn Fn(web_sys::PopStateEvent)>::new(move |_| {
+            let window = web_sys::window().expect("a window");
+            let listener = EventListener::new(&window, "popstate", move |_| {
                 if let Ok(l) = codec::parse_fragment(&link::hash()) {
                     *frozen.borrow_mut() = true;
                     editor.dispatch(Edit::Load(Box::new(l.experiment)));
                 }
             });
-            let window = web_sys::window().expect("a window");
-            let _ = window
-                .add_event_listener_with_callback("popstate", listener.as_ref().unchecked_ref());
-            move || {
-                let _ = window.remove_event_listener_with_callback(
-                    "popstate",
-                    listener.as_ref().unchecked_ref(),
-                );
-            }
+            move || drop(listener)
         });
     }
-    let on_cancel = {
-        let (run, pool) = (run.clone(), pool.clone());
-        Callback::from(move |_| {
-            *pool.borrow_mut() = None;
-            run.dispatch(RunAction::Cancelled);
+    // Keyboard shortcuts, read through the latest callbacks.
+    let on_key = {
+        let (on_run, on_cancel, on_theme, help_open) = (
+            on_run.clone(),
+            on_cancel.clone(),
+            on_theme.clone(),
+            help_open.clone(),
+        );
+        Callback::from(move |s: Shortcut| match s {
+            Shortcut::Run => on_run.emit(()),
+            Shortcut::Escape if *help_open => help_open.set(false),
+            Shortcut::Escape => on_cancel.emit(()),
+            Shortcut::Help => help_open.set(!*help_open),
+            Shortcut::Theme => on_theme.emit(()),
         })
     };
-
-    // Ctrl+Enter (Cmd+Enter) runs from anywhere on the page.
-    let latest_run = use_mut_ref(Callback::<()>::noop);
-    *latest_run.borrow_mut() = on_run.clone();
+    let latest_key = use_mut_ref(Callback::<Shortcut>::noop);
+    *latest_key.borrow_mut() = on_key;
     use_effect_with((), move |_| {
-        let listener =
-            Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
-                if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
-                    e.prevent_default();
-                    latest_run.borrow().emit(());
-                }
-            });
         let window = web_sys::window().expect("a window");
-        let _ =
-            window.add_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
-        move || {
-            let _ = window
-                .remove_event_listener_with_callback("keydown", listener.as_ref().unchecked_ref());
-        }
+        let options = EventListenerOptions::enable_prevent_default();
+        let listener = EventListener::new_with_options(&window, "keydown", options, move |e| {
+            let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                return;
+            };
+            if let Some(s) = shortcut(e) {
+                e.prevent_default();
+                latest_key.borrow().emit(s);
+            }
+        });
+        move || drop(listener)
     });
 
+    let on_pick = {
+        let editor = editor.clone();
+        Callback::from(move |edit: Edit| editor.dispatch(edit))
+    };
     let on_preset = {
         let editor = editor.clone();
         Callback::from(move |e: Event| {
@@ -222,11 +269,6 @@ pub fn App() -> Html {
             );
         })
     };
-    let copied = use_state(|| None::<&'static str>);
-    let exp = &editor.experiment;
-    let current_preset = editor.unedited_preset();
-
-    let status = status_line(&run);
     let copy_link = {
         let (editor, copied) = (editor.clone(), copied.clone());
         Callback::from(move |_| {
@@ -241,10 +283,20 @@ pub fn App() -> Html {
             copied.set(Some("iframe"));
         })
     };
+    let exp = &editor.experiment;
+    let current_preset = editor.unedited_preset();
+    let status = status_line(&run);
     let run_button = html! {
         <button id="run" onclick={on_run.reform(|_| ())} disabled={run.running() || !editor.is_valid()}
             title={if editor.is_valid() { "Run (Ctrl+Enter)" } else { "Fix the marked fields first" }}>{ "Run" }</button>
     };
+    // The last results stay (dimmed) while a new run goes, so nothing jumps.
+    let shown = run.results.clone().or_else(|| run.previous.clone());
+    let results_name = run
+        .experiment
+        .as_ref()
+        .map(|e| e.name.clone())
+        .unwrap_or_default();
     if link::is_embed() {
         return html! {
             <main id="app" class="embed" data-ready={ready.to_string()}>
@@ -255,8 +307,11 @@ pub fn App() -> Html {
                     <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
                 </header>
                 if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
-                if let Some(r) = &run.results {
-                    <pre id="results-table">{ r.table.clone() }</pre>
+                if let Some(r) = &shown {
+                    <div class={classes!("embed-results", run.running().then_some("stale"))}>
+                        { for r.charts.iter().take(1).map(|c| chart_figure(c, &results_name)) }
+                        <pre id="results-table">{ r.table.clone() }</pre>
+                    </div>
                 } else {
                     <p class="hint">{ exp.description.clone() }</p>
                 }
@@ -277,7 +332,14 @@ pub fn App() -> Html {
                     <h1>{ "schedlab" }</h1>
                     <p class="tagline">{ "What the Linux scheduler's wakeup and load-balancing policies do to real workloads." }</p>
                 </div>
+                <div class="top-actions">
+                    <button class="secondary" id="theme" onclick={on_theme.reform(|_| ())}
+                        title="Theme: system, light or dark (T)">{ format!("Theme: {}", *theme) }</button>
+                    <button class="secondary" id="help-button" onclick={{ let h = help_open.clone(); move |_| h.set(true) }}
+                        title="Keyboard shortcuts (?)">{ "?" }</button>
+                </div>
             </header>
+            <Gallery on_pick={on_pick} current={current_preset} />
             <section class="controls" aria-label="experiment">
                 <label for="preset">{ "Experiment" }</label>
                 <select id="preset" onchange={on_preset}>
@@ -287,7 +349,7 @@ pub fn App() -> Html {
                     { for presets::names().map(|n| html! { <option value={n} selected={current_preset == Some(n)}>{ n }</option> }) }
                 </select>
                 { run_button }
-                <button id="cancel" class="secondary" onclick={on_cancel} disabled={!run.running()}>{ "Cancel" }</button>
+                <button id="cancel" class="secondary" onclick={on_cancel.reform(|_| ())} disabled={!run.running()}>{ "Cancel" }</button>
                 { status }
                 <span class="share">
                     <button class="secondary" id="copy-link" onclick={copy_link}>{ if *copied == Some("link") { "Link copied" } else { "Copy link" } }</button>
@@ -297,6 +359,11 @@ pub fn App() -> Html {
             <p class="description">{ exp.description.clone() }</p>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
             if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
+            if let Some(r) = &shown {
+                <div class={classes!(run.running().then_some("stale"))}>
+                    <ResultsView results={r.clone()} name={results_name} />
+                </div>
+            }
             <div class="panels">
                 <MachinePanel editor={editor.clone()} />
                 <WorkloadPanel editor={editor.clone()} />
@@ -309,34 +376,39 @@ pub fn App() -> Html {
                 </div>
                 <pre id="experiment-json">{ exp.to_json() }</pre>
             </details>
-            if let Some(r) = &run.results {
-                <ResultsView results={r.clone()} name={run.experiment.as_ref().map(|e| e.name.clone()).unwrap_or_default()} />
+            if *help_open {
+                <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
             }
         </main>
     }
 }
 
 fn status_line(run: &RunView) -> Html {
-    if let Some(e) = &run.error {
-        html! { <p id="run-error" class="error" role="alert">{ format!("Run failed: {e}") }</p> }
+    let text = if let Some(e) = &run.error {
+        return html! { <p id="run-error" class="status error" role="alert">{ format!("Run failed: {e}") }</p> };
     } else if run.running() {
-        html! {
-            <p id="run-status" class="status">
-                <progress max="1" value={format!("{:.4}", run.fraction())} />
-                { format!(" {} of {} points", run.done(), run.outcomes.len()) }
-                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
-            </p>
-        }
+        format!("{} of {} points", run.done(), run.outcomes.len())
     } else if run.cancelled {
-        html! { <p id="run-status" class="status">{ format!("cancelled after {} of {} points", run.done(), run.outcomes.len()) }</p> }
+        format!(
+            "cancelled after {} of {} points",
+            run.done(),
+            run.outcomes.len()
+        )
     } else if run.results.is_some() {
-        html! {
-            <p id="run-status" class="status">
-                { format!("done: {} points", run.outcomes.len()) }
-                <span id="run-workers">{ format!(" on {} workers", run.workers) }</span>
-            </p>
-        }
+        format!("done: {} points", run.outcomes.len())
     } else {
-        html! { <p id="run-status" class="status">{ "Ctrl+Enter runs" }</p> }
+        "Ctrl+Enter runs".to_string()
+    };
+    let workers = (run.running() || (run.results.is_some() && !run.cancelled)).then(
+        || html! { <span id="run-workers">{ format!(" on {} workers", run.workers) }</span> },
+    );
+    // The bar is always there (hidden when idle), so the line never changes height.
+    html! {
+        <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
+            <progress max="1" value={format!("{:.4}", run.fraction())}
+                class={classes!((!run.running()).then_some("idle"))} />
+            { text }
+            { for workers }
+        </p>
     }
 }

@@ -3,12 +3,20 @@
 //!
 //! - [`state`]: the experiment being edited and every edit to it.
 //! - [`run`]: a run's progress and results; [`pool`]: the Web Workers.
-//! - [`panels`], [`results`], [`fields`]: what the page shows.
+//! - [`panels`], [`results`], [`charts`], [`timeline`], [`drawing`],
+//!   [`fields`]: what
+//!   the page shows; [`export`]: downloads and the clipboard.
+//! - [`gallery`], [`help`]: the presets at a click; theme and shortcuts.
 //! - [`link`]: the URL fragment, localStorage, embed links.
 //! - [`worker`], [`protocol`]: the worker side and its messages.
 
 pub mod app;
+pub mod charts;
+pub mod drawing;
+pub mod export;
 pub mod fields;
+pub mod gallery;
+pub mod help;
 pub mod link;
 pub mod panels;
 pub mod pool;
@@ -16,4 +24,5 @@ pub mod protocol;
 pub mod results;
 pub mod run;
 pub mod state;
+pub mod timeline;
 pub mod worker;

@@ -1,11 +1,12 @@
-//! The results of a run: the commit-style table, the tools' own output, the
-//! counters, and the exact results JSON to copy or download.
+//! The results of a run: the explanation, the charts (SVG and PNG export),
+//! the commit-style table, the per-CPU timeline (Perfetto export), the tools'
+//! own output, the counters, and the exact results JSON.
 
+use crate::charts::{self, Chart};
+use crate::export::{copy_to_clipboard, download, download_png};
 use crate::run::RunResults;
+use crate::timeline::Timeline;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use wasm_bindgen::JsValue;
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -13,30 +14,6 @@ pub struct Props {
     pub results: Rc<RunResults>,
     /// File names start with this (the experiment's name).
     pub name: String,
-}
-
-/// Offers `text` as a file download.
-pub fn download(file: &str, mime: &str, text: &str) -> Result<(), JsValue> {
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
-    let url = Url::create_object_url_with_blob(&blob)?;
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or("no document")?;
-    let a: HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
-    a.set_href(&url);
-    a.set_download(file);
-    a.click();
-    Url::revoke_object_url(&url)
-}
-
-pub fn copy_to_clipboard(text: &str) {
-    if let Some(w) = web_sys::window() {
-        // The promise's outcome is the browser's to report; nothing to do here.
-        let _ = w.navigator().clipboard().write_text(text);
-    }
 }
 
 #[function_component]
@@ -63,10 +40,30 @@ pub fn ResultsView(props: &Props) -> Html {
         names.dedup();
         names
     };
+    let trace_json = {
+        let (traces, file) = (r.traces.clone(), format!("{}-trace.json", props.name));
+        Callback::from(move |_| {
+            let runs: Vec<(&str, &schedlab::experiment::Trace)> =
+                traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
+            let doc = schedlab::trace_export::chrome_trace(&runs);
+            let _ = download(&file, "application/json", &doc.to_string());
+        })
+    };
     html! {
         <section class="panel results" id="results" aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
+            <p class="explanation" id="explanation">{ r.explanation.clone() }</p>
+            <div class="charts">
+                { for r.charts.iter().map(|c| chart_figure(c, &props.name)) }
+            </div>
             <pre id="results-table">{ r.table.clone() }</pre>
+            <details open=true>
+                <summary>{ "Per-CPU timeline of a short window" }</summary>
+                <Timeline traces={r.traces.clone()} />
+                <div class="actions">
+                    <button class="secondary" id="download-trace" onclick={trace_json}>{ "Download trace (Perfetto)" }</button>
+                </div>
+            </details>
             <details>
                 <summary>{ "Tool output" }</summary>
                 <pre id="results-text">{ r.text.clone() }</pre>
@@ -99,5 +96,27 @@ pub fn ResultsView(props: &Props) -> Html {
                 <pre id="results-json">{ r.json.clone() }</pre>
             </details>
         </section>
+    }
+}
+
+/// A chart with its SVG and PNG downloads.
+pub fn chart_figure(c: &Chart, name: &str) -> Html {
+    let svg_file = format!("{name}-{}.svg", c.id);
+    let png_file = format!("{name}-{}.png", c.id);
+    let (svg, svg2) = (c.svg.clone(), c.svg.clone());
+    let save_svg = Callback::from(move |_| {
+        let _ = download(&svg_file, "image/svg+xml", &svg);
+    });
+    let save_png = Callback::from(move |_| {
+        let _ = download_png(&png_file, &svg2, charts::WIDTH, charts::HEIGHT);
+    });
+    html! {
+        <figure class="chart" id={format!("chart-{}", c.id)}>
+            { Html::from_html_unchecked(AttrValue::from(c.svg.clone())) }
+            <figcaption class="actions">
+                <button class="secondary small" data-export="svg" onclick={save_svg}>{ "SVG" }</button>
+                <button class="secondary small" data-export="png" onclick={save_png}>{ "PNG" }</button>
+            </figcaption>
+        </figure>
     }
 }

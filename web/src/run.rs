@@ -1,15 +1,22 @@
 //! A run of one experiment: its points' progress and outcomes as workers
 //! report them, and the results once every point is in.
 
-use schedlab::experiment::{self, Experiment, PointOutcome, Results};
+use crate::charts::{charts_for, Chart};
+use schedlab::experiment::{self, Experiment, PointOutcome, Results, Trace};
+use schedlab::explain::explain;
 use schedlab::report;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The results and the texts the CLI prints for them.
+/// The results, the texts the CLI prints for them, and what the page draws.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunResults {
     pub results: Results,
+    pub charts: Vec<Chart>,
+    /// The largest difference between the variants, in words.
+    pub explanation: String,
+    /// Each variant's traced window at the first sweep value, first repeat.
+    pub traces: Vec<(String, Trace)>,
     /// `schedlab run --format table`
     pub table: String,
     /// The tools' own output per point.
@@ -25,7 +32,16 @@ impl RunResults {
         let points = exp.points()?;
         let results = experiment::assemble(exp, &points, outcomes);
         let param = exp.sweep.as_ref().map(|s| s.param.as_str());
+        let traces = points
+            .iter()
+            .zip(outcomes)
+            .filter(|(p, _)| p.x == 0 && p.repeat == 0)
+            .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
+            .collect();
         Ok(RunResults {
+            charts: charts_for(exp, &results),
+            explanation: explain(&results),
+            traces,
             table: report::table(&results, param, exp.sum_row),
             text: report::text(&results, param),
             csv: report::csv(&results),
@@ -45,6 +61,8 @@ pub struct RunView {
     /// Fraction of each point's simulated time done.
     pub partial: Vec<f64>,
     pub results: Option<Rc<RunResults>>,
+    /// The last finished run's results, shown while this one runs.
+    pub previous: Option<Rc<RunResults>>,
     pub error: Option<String>,
     pub cancelled: bool,
 }
@@ -117,6 +135,7 @@ impl Reducible for RunView {
                 workers,
                 outcomes: vec![None; points],
                 partial: vec![0.0; points],
+                previous: self.results.clone().or_else(|| self.previous.clone()),
                 ..RunView::default()
             }),
             RunAction::Progress {

@@ -16,6 +16,7 @@
 //! - [`cost`]: the hardware cost model.
 //! - [`workload`]: the task-behaviour language.
 //! - [`engine`]: the discrete-event simulation that runs it all.
+//! - [`explain`]: sentences on the largest difference between variants.
 //! - [`trace_export`]: a run's traced window as Chrome trace-event JSON.
 
 pub mod cfs;
@@ -26,6 +27,7 @@ pub mod domains;
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod explain;
 pub mod knobs;
 pub mod limits;
 pub mod load;

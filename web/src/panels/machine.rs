@@ -1,10 +1,13 @@
 //! The Machine panel: a preset, a hand-built shape with distances and costs,
 //! or a real machine from `lscpu -p`.
 
+use crate::drawing::MachineDrawing;
 use crate::fields::{self, EditorHandle};
 use crate::state::Edit;
+use schedlab::domains::Domains;
 use schedlab::experiment::MachineRef;
 use schedlab::topology::{self, Layout};
+use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
@@ -32,7 +35,20 @@ pub fn MachinePanel(props: &Props) -> Html {
         options.push((CUSTOM.into(), format!("custom: {}", s.name)));
     }
     let summary = match ed.topology() {
-        Ok(t) => html! { <p class="summary" id="machine-summary">{ t.summary() }</p> },
+        Ok(t) => {
+            let domains = ed
+                .policy_of(0)
+                .resolve(t.ncpus())
+                .and_then(|p| Domains::build(&t, &p))
+                .ok()
+                .map(Rc::new);
+            html! {
+                <>
+                    <p class="summary" id="machine-summary">{ t.summary() }</p>
+                    <MachineDrawing topology={Rc::new(t)} {domains} />
+                </>
+            }
+        }
         Err(_) => html! {},
     };
     let builder = match spec {

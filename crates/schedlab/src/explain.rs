@@ -1,0 +1,203 @@
+//! A sentence or two on the largest difference between two variants, read
+//! from the run's counters (never written per preset): where wakeups landed
+//! and why, how often load balancing moved tasks, how often CPUs went idle.
+
+use crate::experiment::Results;
+use std::collections::BTreeMap;
+
+type Counters = BTreeMap<String, u64>;
+
+fn get(c: &Counters, key: &str) -> u64 {
+    c.get(key).copied().unwrap_or(0)
+}
+
+/// Sum of `prefix*suffix` counters, and the level (the middle part) with the most.
+fn by_level(c: &Counters, prefix: &str, suffix: &str) -> (u64, Vec<(String, u64)>) {
+    let mut levels: Vec<(String, u64)> = c
+        .iter()
+        .filter_map(|(k, v)| {
+            let level = k.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            (*v > 0).then(|| (level.to_string(), *v))
+        })
+        .collect();
+    levels.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    (levels.iter().map(|(_, v)| v).sum(), levels)
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// What one variant's counters say.
+struct Facts<'a> {
+    label: &'a str,
+    wakeups: u64,
+    local_pct: f64,
+    ipi_pct: f64,
+    affine: (u64, Vec<(String, u64)>),
+    balance_moves: (u64, Vec<(String, u64)>),
+    idle_entries: u64,
+}
+
+impl<'a> Facts<'a> {
+    fn of(label: &'a str, c: &Counters) -> Facts<'a> {
+        let local = get(c, "ttwu.local");
+        let wakeups = local + get(c, "ttwu.remote");
+        let (idle_entries, _) = by_level(c, "idle.enter.", "");
+        Facts {
+            label,
+            wakeups,
+            local_pct: pct(local, wakeups),
+            ipi_pct: pct(get(c, "ipi.sent"), wakeups),
+            affine: by_level(c, "wake_affine.", ".affine"),
+            balance_moves: by_level(c, "migrations.balance.", ""),
+            idle_entries,
+        }
+    }
+
+    fn affine_clause(&self) -> String {
+        let (total, levels) = &self.affine;
+        if *total == 0 {
+            return String::new();
+        }
+        let list: Vec<String> = levels
+            .iter()
+            .take(2)
+            .map(|(l, n)| format!("{l} ({n}x)"))
+            .collect();
+        format!(
+            "; wake_affine pulled wakees to the waker's CPU at the {} level{}",
+            list.join(" and "),
+            if levels.len() > 1 { "s" } else { "" }
+        )
+    }
+}
+
+fn per_1000(n: u64, wakeups: u64) -> f64 {
+    if wakeups == 0 {
+        n as f64
+    } else {
+        1000.0 * n as f64 / wakeups as f64
+    }
+}
+
+/// Sentences on the largest difference between the first two variants (or
+/// on the only one), for people reading a result.
+pub fn explain(r: &Results) -> String {
+    let facts: Vec<Facts> = r
+        .variants
+        .iter()
+        .map(|v| Facts::of(v, r.counters.get(v).unwrap_or(&Counters::new())))
+        .collect();
+    match facts.as_slice() {
+        [] => String::new(),
+        [only] => format!(
+            "{} woke {:.0}% of wakees on the waker's own CPU{} and sent an IPI for {:.0}% of wakeups.",
+            only.label,
+            only.local_pct,
+            only.affine_clause(),
+            only.ipi_pct
+        ),
+        [a, b, ..] => compare(a, b),
+    }
+}
+
+fn compare(a: &Facts, b: &Facts) -> String {
+    let local_gap = (a.local_pct - b.local_pct).abs();
+    let (ba, bb) = (
+        per_1000(a.balance_moves.0, a.wakeups),
+        per_1000(b.balance_moves.0, b.wakeups),
+    );
+    let balance_gap = (ba - bb).abs() / ba.max(bb).max(1e-9);
+    let (ia, ib) = (
+        per_1000(a.idle_entries, a.wakeups),
+        per_1000(b.idle_entries, b.wakeups),
+    );
+    let idle_gap = (ia - ib).abs() / ia.max(ib).max(1e-9);
+    if local_gap >= 10.0 {
+        let (hi, lo) = if a.local_pct > b.local_pct {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        return format!(
+            "{} woke {:.0}% of wakees on the waker's own CPU{}. {} woke {:.0}% of them on another CPU, sending an IPI for {:.0}% of its wakeups.",
+            hi.label,
+            hi.local_pct,
+            hi.affine_clause(),
+            lo.label,
+            100.0 - lo.local_pct,
+            lo.ipi_pct
+        );
+    }
+    if balance_gap >= 0.2 && a.balance_moves.0.max(b.balance_moves.0) >= 10 {
+        let (hi, lo) = if ba > bb { (a, b) } else { (b, a) };
+        let level = hi
+            .balance_moves
+            .1
+            .first()
+            .map(|(l, _)| format!(", mostly at the {l} level"))
+            .unwrap_or_default();
+        return format!(
+            "{} moved tasks by load balancing {} times{level}; {} only {} times. Wakeups landed alike ({:.0}% and {:.0}% on the waker's CPU).",
+            hi.label, hi.balance_moves.0, lo.label, lo.balance_moves.0, a.local_pct, b.local_pct
+        );
+    }
+    if idle_gap >= 0.2 && a.idle_entries.max(b.idle_entries) >= 10 {
+        let (hi, lo) = if ia > ib { (a, b) } else { (b, a) };
+        return format!(
+            "{} let CPUs go idle {:.0} times per 1000 wakeups, {} {:.0} times: each idle exit is paid on the next wakeup.",
+            hi.label, per_1000(hi.idle_entries, hi.wakeups), lo.label, per_1000(lo.idle_entries, lo.wakeups)
+        );
+    }
+    format!(
+        "{} and {} placed wakeups alike ({:.0}% and {:.0}% on the waker's CPU) and balanced alike; no placement counter differs by much.",
+        a.label, b.label, a.local_pct, b.local_pct
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::run_all;
+    use crate::presets;
+
+    fn explained(edit: impl FnOnce(&mut crate::experiment::Experiment)) -> String {
+        let mut exp = presets::get("retune-lat-ctx").unwrap();
+        edit(&mut exp);
+        explain(&run_all(&exp, &mut |_, _| true).unwrap())
+    }
+
+    #[test]
+    fn the_retune_win_is_told_as_wakeup_placement() {
+        let s = explained(|_| {});
+        assert!(
+            s.starts_with("2.6.28 woke 96% of wakees on the waker's own CPU; wake_affine pulled"),
+            "{s}"
+        );
+        assert!(
+            s.contains("2.6.27 woke 100% of them on another CPU, sending an IPI for 100%"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn turning_on_node_wake_affine_in_a_changes_the_sentence() {
+        let before = explained(|_| {});
+        let after = explained(|e| {
+            e.policy = serde_json::from_str(
+                r#"{"era":"2.6.27","levels":{"NODE":{"flags":{"WAKE_AFFINE":true}}}}"#,
+            )
+            .unwrap();
+        });
+        assert_ne!(before, after);
+        assert!(
+            after.contains("alike") || after.contains("balancing"),
+            "{after}"
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! The gallery: every shipped experiment one click away, with what it shows
+//! and what it replays, from the preset's own description and source.
+
+use crate::state::Edit;
+use schedlab::presets;
+use yew::prelude::*;
+
+/// "sched: re-tune balancing (Linux 2.6.28-rc3, 2008); shared/..." -> the commit part.
+pub fn replays(source: &str) -> String {
+    let first = source.split(';').next().unwrap_or("").trim();
+    if first.is_empty() {
+        "a what-if on today's kernel".to_string()
+    } else if first.starts_with("shared/") {
+        "a measured reference point".to_string()
+    } else {
+        first.to_string()
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub on_pick: Callback<Edit>,
+    /// The preset now open, unedited.
+    pub current: Option<&'static str>,
+}
+
+#[function_component]
+pub fn Gallery(props: &Props) -> Html {
+    let cards = presets::names().filter_map(|name| {
+        let exp = presets::get(name).ok()?;
+        let pick = props.on_pick.reform(move |_| Edit::LoadPreset(name.to_string()));
+        let current = props.current == Some(name);
+        Some(html! {
+            <li>
+                <button class={classes!("card", current.then_some("current"))} data-preset={name} onclick={pick}
+                    aria-pressed={current.to_string()}>
+                    <span class="card-title">{ name }</span>
+                    <span class="card-replays">{ replays(&exp.source) }</span>
+                    <span class="card-text">{ exp.description.clone() }</span>
+                </button>
+            </li>
+        })
+    });
+    html! {
+        <details class="gallery" id="gallery" open=true>
+            <summary>{ format!("Gallery: {} experiments", presets::ALL.len()) }</summary>
+            <ul class="cards">{ for cards }</ul>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_says_what_it_replays() {
+        for name in presets::names() {
+            let r = replays(&presets::get(name).unwrap().source);
+            assert!(!r.is_empty() && !r.contains("shared/"), "{name}: {r}");
+        }
+        assert_eq!(
+            replays(
+                "sched: re-tune balancing (Linux 2.6.28-rc3, 2008); shared/reference/seeds.md (A)"
+            ),
+            "sched: re-tune balancing (Linux 2.6.28-rc3, 2008)"
+        );
+    }
+}
