@@ -100,10 +100,11 @@ export async function openPage(browser, url, { viewport = { width: 1366, height:
   return { page, errors };
 }
 
-export async function screenshot(page, name) {
+/** Saves a full-page screenshot to web/e2e/screenshots/NAME.png. */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(screenshots, { recursive: true });
   const file = path.join(screenshots, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }
 

@@ -75,6 +75,53 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     )
 }
 
+/// Axis numbers, short: 4.2M, 880k, 9.32.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if a >= 1e6 {
+        format!("{}M", trim(format!("{:.2}", v / 1e6)))
+    } else if a >= 1e4 {
+        format!("{}k", trim(format!("{:.1}", v / 1e3)))
+    } else if a >= 100.0 || a == 0.0 {
+        trim(format!("{v:.0}"))
+    } else {
+        trim(format!("{v:.2}"))
+    }
+}
+
+/// The corner of the plot with the fewest points, for the legend.
+fn legend_corner(points: &[(f64, f64)], x: (f64, f64), y: (f64, f64)) -> SeriesLabelPosition {
+    let in_corner = |right: bool, top: bool| {
+        points
+            .iter()
+            .filter(|(px, py)| {
+                let fx = (px - x.0) / (x.1 - x.0).max(1e-12);
+                let fy = (py - y.0) / (y.1 - y.0).max(1e-12);
+                let near_x = if right { fx > 0.55 } else { fx < 0.45 };
+                let near_y = if top { fy > 0.55 } else { fy < 0.45 };
+                near_x && near_y
+            })
+            .count()
+    };
+    [
+        (true, true, SeriesLabelPosition::UpperRight),
+        (false, true, SeriesLabelPosition::UpperLeft),
+        (true, false, SeriesLabelPosition::LowerRight),
+        (false, false, SeriesLabelPosition::LowerLeft),
+    ]
+    .into_iter()
+    .min_by_key(|(r, t, _)| in_corner(*r, *t))
+    .map(|(_, _, p)| p)
+    .unwrap_or(SeriesLabelPosition::UpperRight)
+}
+
 fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
@@ -108,7 +155,7 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
             .caption(&title, ("sans-serif", 21))
             .margin(14)
             .x_label_area_size(42)
-            .y_label_area_size(62)
+            .y_label_area_size(70)
             .build_cartesian_2d(0.5f64..n as f64 + 0.5, y0..y1)
             .map_err(e)?;
         chart
@@ -117,6 +164,7 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
             .y_desc(y_desc(r))
             .x_labels(n.min(12))
             .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| short(*y))
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 16))
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
@@ -159,7 +207,14 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
                 .draw_series(points.iter().map(|p| Circle::new(*p, 3, color.filled())))
                 .map_err(e)?;
         }
-        legend(&mut chart)
+        let all: Vec<(f64, f64)> = series
+            .iter()
+            .flat_map(|(_, _, ys)| ys.iter().enumerate().map(|(b, y)| (b as f64 + 1.0, *y)))
+            .collect();
+        legend(
+            &mut chart,
+            legend_corner(&all, (0.5, n as f64 + 0.5), (y0, y1)),
+        )
     })
 }
 
@@ -167,10 +222,11 @@ type Coords = Cartesian2d<RangedCoordf64, RangedCoordf64>;
 
 fn legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut ChartContext<'a, DB, Coords>,
+    corner: SeriesLabelPosition,
 ) -> Result<(), String> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(corner)
         .label_font(("sans-serif", 15))
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(0xcc, 0xcc, 0xcc))
@@ -232,7 +288,7 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
             .caption(&title, ("sans-serif", 21))
             .margin(14)
             .x_label_area_size(42)
-            .y_label_area_size(62)
+            .y_label_area_size(70)
             .build_cartesian_2d(x_lo - pad..x_hi + pad, y0..y1)
             .map_err(e)?;
         let formatter = |x: &f64| {
@@ -243,7 +299,7 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
                     .filter(|_| (x - x.round()).abs() < 1e-6)
                     .unwrap_or_default()
             } else {
-                schedlab::report::num(*x)
+                short(*x)
             }
         };
         chart
@@ -252,6 +308,7 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
             .y_desc(y_desc(r))
             .x_labels(if categorical { r.rows.len() } else { 10 })
             .x_label_formatter(&formatter)
+            .y_label_formatter(&|y| short(*y))
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 16))
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
@@ -290,7 +347,19 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
                 .draw_series(points.iter().map(|p| Circle::new(*p, 4, color.filled())))
                 .map_err(e)?;
         }
-        legend(&mut chart)
+        let all: Vec<(f64, f64)> = r
+            .variants
+            .iter()
+            .flat_map(|v| {
+                xs.iter()
+                    .zip(&r.rows)
+                    .map(move |(x, row)| (*x, row.values[v]))
+            })
+            .collect();
+        legend(
+            &mut chart,
+            legend_corner(&all, (x_lo - pad, x_hi + pad), (y0, y1)),
+        )
     })
 }
 
@@ -306,7 +375,7 @@ fn variants_chart(r: &Results) -> Option<Chart> {
             .caption(&title, ("sans-serif", 21))
             .margin(14)
             .x_label_area_size(42)
-            .y_label_area_size(62)
+            .y_label_area_size(70)
             .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0.0..hi * 1.15)
             .map_err(e)?;
         let formatter = |x: &f64| {
@@ -323,6 +392,7 @@ fn variants_chart(r: &Results) -> Option<Chart> {
             .y_desc(y_desc(r))
             .x_labels(n)
             .x_label_formatter(&formatter)
+            .y_label_formatter(&|y| short(*y))
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 16))
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
@@ -366,6 +436,16 @@ mod tests {
             .skip(1)
             .filter(|c| !c[..c.find('>').unwrap()].contains("fill=\"none\""))
             .count()
+    }
+
+    #[test]
+    fn axis_numbers_are_short() {
+        assert_eq!(short(4_000_000.0), "4M");
+        assert_eq!(short(3_652_266.67), "3.65M");
+        assert_eq!(short(886_666.67), "886.7k");
+        assert_eq!(short(250.0), "250");
+        assert_eq!(short(9.3567), "9.36");
+        assert_eq!(short(0.0), "0");
     }
 
     #[test]

@@ -497,7 +497,8 @@ fn apply(ed: &mut Editor, action: Edit) -> Result<(), Error> {
             } else {
                 exp.workload.with_param(&name, &value)?
             };
-            exp.workload.build()?;
+            // Limits between parameters (warm-up below duration) are checked
+            // with the whole experiment, so fixing either field clears them.
         }
         Edit::VariantWorkload { variant, text } => {
             let changes: BTreeMap<String, serde_json::Value> = if text.trim().is_empty() {
@@ -806,6 +807,25 @@ mod tests {
         );
         assert!(fixed.is_valid());
         assert_eq!(fixed.text_of("workload.loops", 1000), "1000");
+    }
+
+    #[test]
+    fn a_limit_between_two_fields_clears_when_either_is_fixed() {
+        let ed = Editor::preset("waweight-netperf-tcp-rr");
+        let param = |ed, name: &str, text: &str| {
+            edit(
+                ed,
+                Edit::Param {
+                    name: name.into(),
+                    text: text.into(),
+                },
+            )
+        };
+        let short = param(ed, "duration_ms", "20");
+        let err = short.error_at("workload.duration_ms").unwrap();
+        assert!(err.contains("warmup_ms is 20; it must be 0..=19"), "{err}");
+        let fixed = param(short, "warmup_ms", "5");
+        assert!(fixed.is_valid(), "{:?}", fixed.invalid);
     }
 
     #[test]

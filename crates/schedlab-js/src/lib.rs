@@ -1,9 +1,35 @@
-//! wasm-bindgen API for pages that call the schedlab core from JavaScript.
-//! Values cross as plain JS objects (serde-wasm-bindgen).
+//! schedlab for JavaScript: run experiments, list presets, and encode and
+//! decode links, with plain JS objects in and out (serde-wasm-bindgen).
+//! Built into `dist/schedlab-js.js` (an ES module; call its default export
+//! once to load the wasm); `dist/schedlab-js-example.html` shows it in use.
+//!
+//! Runs are synchronous: call `runExperiment` from a Web Worker for long
+//! experiments, or keep them short on a docs page.
 
+use schedlab::experiment::{run_all, Experiment};
 use schedlab::topology::{self, Topology};
+use schedlab::{codec, explain, presets, report};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+/// Plain objects for maps, so results read as `r.rows[0].values.A`.
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    let s = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    Ok(value.serialize(&s)?)
+}
+
+/// An experiment from a JS object (any known version), a preset name, or a
+/// link fragment (`preset=NAME`, `x=CODE`, with or without `#`).
+fn experiment_of(value: JsValue) -> Result<Experiment, JsError> {
+    if let Some(text) = value.as_string() {
+        if presets::names().any(|n| n == text) {
+            return Ok(presets::get(&text)?);
+        }
+        return Ok(codec::parse_fragment(&text)?.experiment);
+    }
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(value)?;
+    Ok(Experiment::from_json(&json.to_string())?)
+}
 
 #[derive(Serialize)]
 struct MachineInfo {
@@ -25,5 +51,67 @@ pub fn machine_presets() -> Result<JsValue, JsError> {
             description: spec.description,
         });
     }
-    Ok(serde_wasm_bindgen::to_value(&out)?)
+    to_js(&out)
+}
+
+#[derive(Serialize)]
+struct PresetInfo {
+    name: &'static str,
+    description: String,
+    source: String,
+    experiment: Experiment,
+}
+
+/// The shipped experiments: `[{name, description, source, experiment}]`.
+#[wasm_bindgen]
+pub fn presets() -> Result<JsValue, JsError> {
+    let list: Result<Vec<PresetInfo>, JsError> = presets::names()
+        .map(|name| {
+            let e = presets::get(name)?;
+            Ok(PresetInfo {
+                name,
+                description: e.description.clone(),
+                source: e.source.clone(),
+                experiment: e,
+            })
+        })
+        .collect();
+    to_js(&list?)
+}
+
+#[derive(Serialize)]
+struct RunAnswer {
+    /// What `schedlab run --format json` prints.
+    results: schedlab::experiment::Results,
+    /// The commit-style table.
+    table: String,
+    /// The largest difference between the variants, in words.
+    explanation: String,
+}
+
+/// Runs an experiment (object, preset name or link) to the end:
+/// `{results, table, explanation}`.
+#[wasm_bindgen(js_name = runExperiment)]
+pub fn run_experiment(experiment: JsValue) -> Result<JsValue, JsError> {
+    let exp = experiment_of(experiment)?;
+    let results = run_all(&exp, &mut |_, _| true)?;
+    let param = exp.sweep.as_ref().map(|s| s.param.as_str());
+    to_js(&RunAnswer {
+        table: report::table(&results, param, exp.sum_row),
+        explanation: explain::explain(&results),
+        results,
+    })
+}
+
+/// The link fragment (without `#`) of an experiment object or preset name.
+#[wasm_bindgen(js_name = encodeLink)]
+pub fn encode_link(experiment: JsValue) -> Result<String, JsError> {
+    Ok(codec::fragment(&experiment_of(experiment)?, false))
+}
+
+/// The experiment object a link fragment (or whole URL) opens.
+#[wasm_bindgen(js_name = decodeLink)]
+pub fn decode_link(link: &str) -> Result<JsValue, JsError> {
+    let fragment = link.rsplit_once('#').map_or(link, |(_, f)| f);
+    to_js(&codec::parse_fragment(fragment)?.experiment)
 }

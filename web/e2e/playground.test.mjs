@@ -1,0 +1,203 @@
+// The playground's pictures and polish: charts drawn from the results, the
+// machine drawing and timeline, explanations that follow the counters,
+// exports, the help overlay, themes, and layouts from 1366x768 to 2560x1440.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serveDist, launchBrowser, openPage, runToEnd, screenshot } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const field = (name) => `[data-field="${name}"]`;
+
+/** The filled circles (data markers) of a chart, in drawing order. */
+const markers = (page, chart) =>
+  page.$$eval(`#chart-${chart} svg circle`, (cs) =>
+    cs.filter((c) => c.getAttribute('fill') !== 'none')
+      .map((c) => ({ x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) })));
+
+/** Pixels are a linear function of the data: fit on the extremes, check all. */
+function assertLinear(pixels, values, what) {
+  assert.equal(pixels.length, values.length, `${what}: a marker per value`);
+  const lo = values.indexOf(Math.min(...values));
+  const hi = values.indexOf(Math.max(...values));
+  if (values[hi] === values[lo]) return;
+  const scale = (pixels[hi] - pixels[lo]) / (values[hi] - values[lo]);
+  values.forEach((v, i) => {
+    const expected = pixels[lo] + (v - values[lo]) * scale;
+    assert.ok(Math.abs(pixels[i] - expected) <= 1.5, `${what}: point ${i} at ${pixels[i]}, expected ${expected}`);
+  });
+}
+
+test('the flip timeline is charted per batch from the results, with the flips marked', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#preset=retune-pipe-test-flip`);
+  const results = await runToEnd(page);
+  const series = results.rows[0].series.flip;
+  const points = await markers(page, 'series');
+  assertLinear(points.map((p) => p.y), series, 'usecs/loop');
+  assertLinear(points.map((p) => p.x), series.map((_, i) => i + 1), 'batch');
+  const text = await page.textContent('#chart-series svg');
+  assert.match(text, /\+WAKE_AFFINE on domain0\+domain1/);
+  assert.match(text, /usecs\/loop \(us\)/);
+  assert.match(text, /batch/);
+  // The drop where WAKE_AFFINE flips is in the drawing: later batches sit lower (larger y).
+  assert.ok(points[series.length - 1].y > points[0].y + 50);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a repeated sweep draws both variants against the sweep value with error bars', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  await page.selectOption(field('sweep.param'), 'loops');
+  await page.fill(field('sweep'), '500, 1000, 2000');
+  await page.fill(field('repeats'), '2');
+  const results = await runToEnd(page);
+  const points = await markers(page, 'sweep');
+  const [a, b] = results.variants;
+  const values = [...results.rows.map((r) => r.values[a]), ...results.rows.map((r) => r.values[b])];
+  assertLinear(points.map((p) => p.y), values, 'metric');
+  assertLinear(points.map((p) => p.x), [500, 1000, 2000, 500, 1000, 2000], 'sweep value');
+  const hollow = await page.$$eval('#chart-sweep svg circle[fill="none"]', (c) => c.length);
+  assert.equal(hollow, 6, 'an error bar per point');
+  const text = await page.textContent('#chart-sweep svg');
+  for (const word of [a, b, 'loops', 'usecs/loop (us)']) assert.ok(text.includes(word), word);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the drawing shows every CPU and hovering one shows its domain spans; the timeline draws both variants', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#preset=waweight-tbench`);
+  assert.equal(await page.$$eval('#machine-drawing .cpu', (c) => c.length), 40);
+  assert.equal(await page.$$eval('#machine-drawing .node', (c) => c.length), 2);
+  await page.hover('#machine-drawing .cpu[data-cpu="0"]');
+  const spans = await page.$$eval('#domain-spans li', (li) => li.map((l) => l.textContent));
+  assert.deepEqual(spans.map((s) => s.split(' ')[0]), ['SMT', 'MC', 'NUMA']);
+  assert.match(spans[0], /CPUs 0,20 \(2\)/);
+  assert.equal(await page.$$eval('#machine-drawing .cpu[data-level="0"]', (c) => c.length), 2);
+  // The drawing follows the builder.
+  await page.click('#machine-edit');
+  await page.fill(field('machine.threads_per_core'), '1');
+  await page.waitForFunction(() => document.querySelectorAll('#machine-drawing .cpu').length === 20);
+  await page.close();
+
+  const { page: p2, errors: errors2 } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  await runToEnd(p2);
+  const blocks = await p2.$$eval('#timeline .timeline-block', (bs) => bs.map((b) => ({
+    label: b.dataset.variantLabel,
+    slices: b.querySelectorAll('rect.slice').length,
+    wakeups: b.querySelectorAll('polygon.wakeup').length,
+  })));
+  assert.deepEqual(blocks.map((b) => b.label), ['pinned', 'free']);
+  for (const b of blocks) assert.ok(b.slices > 5 && b.wakeups > 5, JSON.stringify(b));
+  assert.deepEqual([...errors, ...errors2], []);
+  await p2.close();
+});
+
+test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#preset=retune-lat-ctx`);
+  await page.click('#copy-a-to-b');
+  await runToEnd(page);
+  const alike = await page.textContent('#explanation');
+  assert.match(alike, /placed wakeups alike/);
+  await page.click(field('v1.NODE.WAKE_AFFINE'));
+  await runToEnd(page);
+  const after = await page.textContent('#explanation');
+  assert.notEqual(after, alike);
+  assert.match(after, /^2\.6\.28 woke \d+% of wakees on the waker's own CPU; wake_affine pulled wakees .* NODE/);
+  assert.match(after, /2\.6\.27 woke 100% of them on another CPU, sending an IPI/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('charts export as SVG and as a PNG that decodes at the chart size; the trace exports for Perfetto', async () => {
+  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  await runToEnd(page);
+  const save = async (selector) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+    return { name: d.suggestedFilename(), bytes: await readFile(await d.path()) };
+  };
+  const svg = await save('#chart-variants [data-export="svg"]');
+  assert.equal(svg.name, 'kvm-pipe-test-pinning-variants.svg');
+  assert.match(svg.bytes.toString(), /^<svg width="720" height="360"/);
+  const png = await save('#chart-variants [data-export="png"]');
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const size = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    return [img.naturalWidth, img.naturalHeight];
+  }, png.bytes.toString('base64'));
+  assert.deepEqual(size, [720, 360]);
+
+  const trace = JSON.parse((await save('#download-trace')).bytes.toString());
+  const events = trace.traceEvents;
+  const named = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => `${e.pid}/${e.tid}`));
+  const processes = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => e.pid));
+  const last = new Map();
+  let slices = 0;
+  for (const e of events.filter((x) => x.ph !== 'M')) {
+    const track = `${e.pid}/${e.tid}`;
+    assert.ok(named.has(track) && processes.has(e.pid), `track ${track} is named`);
+    assert.ok(['X', 'i'].includes(e.ph));
+    if (e.ph === 'X') {
+      assert.ok(e.dur >= 0, 'every slice is closed');
+      slices += 1;
+    }
+    assert.ok(e.ts >= (last.get(track) ?? -Infinity), 'timestamps ordered per track');
+    last.set(track, e.ts);
+  }
+  assert.ok(slices > 10);
+  assert.equal(processes.size, 2, 'a process per variant');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('help overlay and theme toggle work from the keyboard', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  await page.keyboard.press('?');
+  assert.ok(await page.isVisible('#help'));
+  assert.match(await page.textContent('#help'), /Ctrl\+Enter/);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.$('#help'), null);
+  const theme = () => page.$eval('html', (h) => h.dataset.theme);
+  assert.equal(await theme(), 'system');
+  await page.keyboard.press('t');
+  assert.equal(await theme(), 'light');
+  await page.click('#theme');
+  assert.equal(await theme(), 'dark');
+  // Typing a "t" into a field is typing, not a shortcut.
+  await page.fill(field('v0.label'), 'at');
+  assert.equal(await theme(), 'dark');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+for (const [width, height] of [[1366, 768], [2560, 1440]]) {
+  for (const scheme of ['light', 'dark']) {
+    test(`${width}x${height} ${scheme}: no horizontal overflow, screenshot saved`, async () => {
+      const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
+      const { page, errors } = await openPage(browser, `${server.url}#preset=waweight-netperf-tcp-rr`, { context, viewport: { width, height } });
+      await page.fill(field('workload.duration_ms'), '20');
+      await page.fill(field('workload.warmup_ms'), '5');
+      await runToEnd(page);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `page is ${overflow}px wider than the window`);
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(bg === 'rgb(18, 21, 26)', scheme === 'dark', bg);
+      await screenshot(page, `playground-${width}x${height}-${scheme}`, { fullPage: false });
+      await screenshot(page, `playground-${width}x${height}-${scheme}-full`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+}
+
