@@ -161,6 +161,18 @@ test('charts export as SVG and as a PNG that decodes at the chart size; the trac
   await page.close();
 });
 
+test('the gallery opens any preset in one click', async () => {
+  const { page, errors } = await openPage(browser, server.url);
+  assert.ok(await page.$eval('#gallery', (d) => d.open), 'open on a first visit');
+  const cards = await page.$$eval('#gallery .card', (cs) => cs.map((c) => c.dataset.preset));
+  assert.equal(cards.length, 15);
+  await page.click('#gallery .card[data-preset="waweight-tbench"]');
+  assert.equal(await page.inputValue('#preset'), 'waweight-tbench');
+  assert.match(await page.textContent('#gallery .card.current'), /sched\/fair: the WA_WEIGHT wake-affine heuristic/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('help overlay and theme toggle work from the keyboard', async () => {
   const { page, errors } = await openPage(browser, server.url);
   await page.keyboard.press('?');
@@ -193,6 +205,7 @@ for (const [width, height] of [[1366, 768], [2560, 1440]]) {
       assert.ok(overflow <= 0, `page is ${overflow}px wider than the window`);
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.equal(bg === 'rgb(18, 21, 26)', scheme === 'dark', bg);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await screenshot(page, `playground-${width}x${height}-${scheme}`, { fullPage: false });
       await screenshot(page, `playground-${width}x${height}-${scheme}-full`);
       assert.deepEqual(errors, []);

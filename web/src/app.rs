@@ -144,6 +144,7 @@ pub fn App() -> Html {
     let help_open = use_state(|| false);
     let theme = use_state(help::saved_theme);
     let copied = use_state(|| None::<&'static str>);
+    let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
     // The history entry holds a run's experiment: the next edit gets a new one.
     let frozen = use_mut_ref(|| false);
     let fragment_timer = use_mut_ref(|| None::<Timeout>);
@@ -339,7 +340,7 @@ pub fn App() -> Html {
                         title="Keyboard shortcuts (?)">{ "?" }</button>
                 </div>
             </header>
-            <Gallery on_pick={on_pick} current={current_preset} />
+            <Gallery on_pick={on_pick} current={current_preset} open={*gallery_open} />
             <section class="controls" aria-label="experiment">
                 <label for="preset">{ "Experiment" }</label>
                 <select id="preset" onchange={on_preset}>

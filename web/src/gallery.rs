@@ -22,6 +22,8 @@ pub struct Props {
     pub on_pick: Callback<Edit>,
     /// The preset now open, unedited.
     pub current: Option<&'static str>,
+    /// Open at first: when the page came without an experiment in its link.
+    pub open: bool,
 }
 
 #[function_component]
@@ -42,7 +44,7 @@ pub fn Gallery(props: &Props) -> Html {
         })
     });
     html! {
-        <details class="gallery" id="gallery" open=true>
+        <details class="gallery" id="gallery" open={props.open}>
             <summary>{ format!("Gallery: {} experiments", presets::ALL.len()) }</summary>
             <ul class="cards">{ for cards }</ul>
         </details>

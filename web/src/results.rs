@@ -53,10 +53,12 @@ pub fn ResultsView(props: &Props) -> Html {
         <section class="panel results" id="results" aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
             <p class="explanation" id="explanation">{ r.explanation.clone() }</p>
-            <div class="charts">
-                { for r.charts.iter().map(|c| chart_figure(c, &props.name)) }
+            <div class="results-main">
+                <div class="charts">
+                    { for r.charts.iter().map(|c| chart_figure(c, &props.name)) }
+                </div>
+                <pre id="results-table">{ r.table.clone() }</pre>
             </div>
-            <pre id="results-table">{ r.table.clone() }</pre>
             <details open=true>
                 <summary>{ "Per-CPU timeline of a short window" }</summary>
                 <Timeline traces={r.traces.clone()} />
