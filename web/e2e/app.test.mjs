@@ -1,26 +1,17 @@
 // The app loads from a sub-path, renders itself, and runs experiments in
 // its worker pool with the same numbers as the native CLI.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { serveDist, launchBrowser, openPage, screenshot, root, cli } from './harness.mjs';
+import { useBrowser, openPage, screenshot, root, cli } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 test('the title and Run button are rendered by the wasm app, not index.html', async () => {
   const html = await readFile(path.join(root, 'dist', 'index.html'), 'utf8');
   assert.ok(!html.includes('id="run"'), 'index.html must not contain the Run button');
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   assert.equal(await page.textContent('h1'), 'schedlab');
   assert.equal(await page.textContent('button#run'), 'Run');
   assert.ok((await page.$$('#preset option')).length >= 10, 'every preset is offered');
@@ -29,7 +20,7 @@ test('the title and Run button are rendered by the wasm app, not index.html', as
 });
 
 test('a preset runs in the worker pool and gives the native CLI\'s results byte for byte', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'kvm-pipe-test-pinning');
   await page.click('button#run');
   await page.waitForSelector('#results-json', { state: 'attached', timeout: 120_000 });

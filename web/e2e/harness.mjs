@@ -1,5 +1,6 @@
 // Browser-test harness: serves dist/ on 127.0.0.1 under a sub-path (as a
 // static host would) and drives Debian's Chromium with playwright-core.
+import { before, after } from 'node:test';
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -133,3 +134,20 @@ export function cli(args) {
   if (existsSync(bin)) return execFileSync(bin, args, { encoding: 'utf8' });
   return execFileSync('cargo', ['run', '-q', '-p', 'schedlab-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
 }
+
+/** Starts the server and the browser for a test file; read them after `before`. */
+export function useBrowser() {
+  const ctx = {};
+  before(async () => {
+    ctx.server = await serveDist();
+    ctx.browser = await launchBrowser();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    await ctx.server?.close();
+  });
+  return ctx;
+}
+
+/** The input bound to an editor field (its `data-field`). */
+export const field = (name) => `[data-field="${name}"]`;

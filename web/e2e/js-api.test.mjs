@@ -1,26 +1,17 @@
 // crates/schedlab-js: the example page for docs authors loads the API from
 // dist/, runs a preset and round-trips a link, with the CLI's numbers.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launchBrowser, cli } from './harness.mjs';
+import { useBrowser, cli } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 test('the schedlab-js example page runs an experiment and round-trips a link', async () => {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(`${server.url}schedlab-js-example.html`);
+  await page.goto(`${env.server.url}schedlab-js-example.html`);
   await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 60_000 });
   const done = await page.evaluate(() => document.body.dataset.done);
   assert.notEqual(done, 'error', await page.textContent('#error'));

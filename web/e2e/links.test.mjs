@@ -1,29 +1,19 @@
 // The URL is the experiment: links restore every setting, edits and runs
 // write the fragment with history, bad links fall back to the last
 // experiment, and embed links work inside an iframe.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launchBrowser, openPage, runToEnd, screenshot } from './harness.mjs';
+import { useBrowser, openPage, runToEnd, screenshot, field } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
-const field = (name) => `[data-field="${name}"]`;
 const experimentJson = (page) => page.textContent('#experiment-json');
 /** Waits for the debounced fragment to be written. */
 const hashSettles = (page, pattern) =>
   page.waitForFunction((src) => new RegExp(src).test(location.hash), pattern.source, { timeout: 5000 });
 
 test('a preset link opens the preset; an edited one restores every setting exactly', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=waweight-tbench`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=waweight-tbench`);
   assert.equal(await page.inputValue('#preset'), 'waweight-tbench');
   await page.click(field('v1.NUMA.WAKE_AFFINE'));
   await page.fill(field('v0.tunable.sched_migration_cost_ns'), '250000');
@@ -31,7 +21,7 @@ test('a preset link opens the preset; an edited one restores every setting exact
   await hashSettles(page, /^#x=1\./);
   const url = page.url();
   const settings = await experimentJson(page);
-  const { page: reopened, errors: errors2 } = await openPage(browser, url);
+  const { page: reopened, errors: errors2 } = await openPage(env.browser, url);
   assert.equal(await experimentJson(reopened), settings);
   assert.equal(await reopened.isChecked(field('v1.NUMA.WAKE_AFFINE')), false);
   assert.equal(await reopened.inputValue(field('sweep')), '2, 8, 80');
@@ -41,7 +31,7 @@ test('a preset link opens the preset; an edited one restores every setting exact
 });
 
 test('Run makes a history entry: Back and Forward restore the experiments', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await runToEnd(page);
   await page.fill(field('seed'), '42');
   await hashSettles(page, /^#x=/);
@@ -58,7 +48,7 @@ test('Run makes a history entry: Back and Forward restore the experiments', asyn
 });
 
 test('a link can ask to run on open', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning&run`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning&run`);
   await page.waitForSelector('#results-table', { timeout: 60_000 });
   assert.match(await page.textContent('#results-table'), /pinned\s+free/);
   assert.deepEqual(errors, []);
@@ -66,9 +56,9 @@ test('a link can ask to run on open', async () => {
 });
 
 test('bad links open the last experiment with a clear message, and nothing crashes', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   // The user's last experiment (seed 5), kept in localStorage; its link, cut in half, is one bad link.
-  const { page: first } = await openPage(browser, `${server.url}#preset=waweight-tbench`, { context });
+  const { page: first } = await openPage(env.browser, `${env.server.url}#preset=waweight-tbench`, { context });
   await first.fill(field('seed'), '5');
   await hashSettles(first, /^#x=/);
   const code = new URL(first.url()).hash.slice('#x='.length);
@@ -84,7 +74,7 @@ test('bad links open the last experiment with a clear message, and nothing crash
     }))}`,
   };
   for (const [what, fragment] of Object.entries(bad)) {
-    const { page, errors } = await openPage(browser, `${server.url}${fragment}`, { context });
+    const { page, errors } = await openPage(env.browser, `${env.server.url}${fragment}`, { context });
     const notice = await page.textContent('#notice');
     assert.match(notice, /This link could not be opened: .+\. Showing your last experiment instead\./, what);
     assert.equal(await page.inputValue(field('seed')), '5', `${what}: the last experiment opens`);
@@ -95,8 +85,8 @@ test('bad links open the last experiment with a clear message, and nothing crash
     await page.close();
   }
   // With nothing kept, a bad link opens the default experiment.
-  const fresh = await browser.newContext();
-  const { page, errors } = await openPage(browser, `${server.url}#x=1.AAAA`, { context: fresh });
+  const fresh = await env.browser.newContext();
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#x=1.AAAA`, { context: fresh });
   assert.match(await page.textContent('#notice'), /could not be opened/);
   assert.equal(await page.inputValue('#preset'), 'retune-lat-ctx');
   assert.deepEqual(errors, []);
@@ -105,9 +95,9 @@ test('bad links open the last experiment with a clear message, and nothing crash
 });
 
 test('embed mode runs inside an iframe from the copied snippet and opens the full playground', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const { page, errors } = await openPage(browser, `${server.url}#preset=retune-lat-ctx`, { context });
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`, { context });
   await page.fill(field('seed'), '3');
   await hashSettles(page, /^#x=/);
   const settings = await experimentJson(page);
@@ -124,7 +114,7 @@ test('embed mode runs inside an iframe from the copied snippet and opens the ful
   assert.match(await frame.locator('#results-table').textContent(), /2\.6\.27\s+2\.6\.28/);
   await screenshot(host, 'embed-in-iframe');
   const full = await frame.locator('#open-full').getAttribute('href');
-  const { page: opened, errors: errors2 } = await openPage(browser, full, { context });
+  const { page: opened, errors: errors2 } = await openPage(env.browser, full, { context });
   assert.equal(await experimentJson(opened), settings, 'the full playground has identical settings');
   assert.deepEqual([...errors, ...errors2], []);
   await context.close();

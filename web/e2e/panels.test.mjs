@@ -1,28 +1,18 @@
 // The Machine, Kernel and Workload panels: what a person edits changes
 // what runs, bad input is caught at the field, runs can be cancelled, and
 // the worker pool is sized by the points and the machine's cores.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { serveDist, launchBrowser, openPage, screenshot, runToEnd, cli } from './harness.mjs';
+import { useBrowser, openPage, screenshot, runToEnd, cli, field } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
-const field = (name) => `[data-field="${name}"]`;
 
 test('a flag changed in B changes B\'s numbers and not A\'s', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'retune-lat-ctx');
   const before = await runToEnd(page);
   const [a, b] = before.variants;
@@ -45,7 +35,7 @@ test('a flag changed in B changes B\'s numbers and not A\'s', async () => {
 });
 
 test('bad values are shown at their field with the core\'s words and block Run', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'retune-lat-ctx');
   await page.fill(field('v0.NODE.imbalance_pct'), '50');
   const err = await page.textContent(`td:has(${field('v0.NODE.imbalance_pct')}) .field-error`);
@@ -63,7 +53,7 @@ test('bad values are shown at their field with the core\'s words and block Run',
 });
 
 test('a long run can be cancelled, and typing during it echoes at once', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'waweight-hackbench-20');
   await page.click('button#run');
   await page.waitForSelector('#run-status progress:not(.idle)');
@@ -82,7 +72,7 @@ test('a long run can be cancelled, and typing during it echoes at once', async (
 
 for (const cores of [4, 8]) {
   test(`a 6-point sweep on ${cores} cores uses ${Math.min(cores, 6)} workers`, async () => {
-    const { page, errors } = await openPage(browser, server.url, { cores });
+    const { page, errors } = await openPage(env.browser, env.server.url, { cores });
     await page.selectOption('#preset', 'retune-lat-ctx');
     await page.click('[data-variant="1"] button.icon');
     assert.equal(await page.$$eval('[data-variant]', (v) => v.length), 1);
@@ -98,7 +88,7 @@ for (const cores of [4, 8]) {
 }
 
 test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'kvm-pipe-test-pinning');
   await page.click('#machine-edit');
   await page.fill(field('machine.nodes'), '2');
@@ -131,7 +121,7 @@ const LSCPU = `# The following is the parsable format, which can be fed to other
 `;
 
 test('an lscpu -p import runs (Ctrl+Enter), its JSON downloads, and a broken one is refused at the field', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'kvm-pipe-test-pinning');
   await page.click('details.lscpu summary');
   await page.fill('#lscpu-text', '0,0,zero\n');

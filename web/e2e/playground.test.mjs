@@ -1,23 +1,13 @@
 // The playground's pictures and polish: charts drawn from the results, the
 // machine drawing and timeline, explanations that follow the counters,
 // exports, the help overlay, themes, and layouts from 1366x768 to 2560x1440.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launchBrowser, openPage, runToEnd, screenshot } from './harness.mjs';
+import { useBrowser, openPage, runToEnd, screenshot, field } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
-const field = (name) => `[data-field="${name}"]`;
 
 /** The filled circles (data markers) of a chart, in drawing order. */
 const markers = (page, chart) =>
@@ -39,7 +29,7 @@ function assertLinear(pixels, values, what) {
 }
 
 test('the flip timeline is charted per batch from the results, with the flips marked', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=retune-pipe-test-flip`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-pipe-test-flip`);
   const results = await runToEnd(page);
   const series = results.rows[0].series.flip;
   const points = await markers(page, 'series');
@@ -56,7 +46,7 @@ test('the flip timeline is charted per batch from the results, with the flips ma
 });
 
 test('a repeated sweep draws both variants against the sweep value with error bars', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await page.selectOption(field('sweep.param'), 'loops');
   await page.fill(field('sweep'), '500, 1000, 2000');
   await page.fill(field('repeats'), '2');
@@ -75,7 +65,7 @@ test('a repeated sweep draws both variants against the sweep value with error ba
 });
 
 test('the drawing shows every CPU and hovering one shows its domain spans; the timeline draws both variants', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=waweight-tbench`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=waweight-tbench`);
   assert.equal(await page.$$eval('#machine-drawing .cpu', (c) => c.length), 40);
   assert.equal(await page.$$eval('#machine-drawing .node', (c) => c.length), 2);
   await page.hover('#machine-drawing .cpu[data-cpu="0"]');
@@ -89,7 +79,7 @@ test('the drawing shows every CPU and hovering one shows its domain spans; the t
   await page.waitForFunction(() => document.querySelectorAll('#machine-drawing .cpu').length === 20);
   await page.close();
 
-  const { page: p2, errors: errors2 } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  const { page: p2, errors: errors2 } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await runToEnd(p2);
   const blocks = await p2.$$eval('#timeline .timeline-block', (bs) => bs.map((b) => ({
     label: b.dataset.variantLabel,
@@ -103,7 +93,7 @@ test('the drawing shows every CPU and hovering one shows its domain spans; the t
 });
 
 test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=retune-lat-ctx`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`);
   await page.click('#copy-a-to-b');
   await runToEnd(page);
   const alike = await page.textContent('#explanation');
@@ -119,7 +109,7 @@ test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it'
 });
 
 test('charts export as SVG and as a PNG that decodes at the chart size; the trace exports for Perfetto', async () => {
-  const { page, errors } = await openPage(browser, `${server.url}#preset=kvm-pipe-test-pinning`);
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await runToEnd(page);
   const save = async (selector) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
@@ -162,7 +152,7 @@ test('charts export as SVG and as a PNG that decodes at the chart size; the trac
 });
 
 test('the gallery opens any preset in one click', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   assert.ok(await page.$eval('#gallery', (d) => d.open), 'open on a first visit');
   const cards = await page.$$eval('#gallery .card', (cs) => cs.map((c) => c.dataset.preset));
   assert.equal(cards.length, 15);
@@ -174,7 +164,7 @@ test('the gallery opens any preset in one click', async () => {
 });
 
 test('help overlay and theme toggle work from the keyboard', async () => {
-  const { page, errors } = await openPage(browser, server.url);
+  const { page, errors } = await openPage(env.browser, env.server.url);
   await page.keyboard.press('?');
   assert.ok(await page.isVisible('#help'));
   assert.match(await page.textContent('#help'), /Ctrl\+Enter/);
@@ -196,8 +186,8 @@ test('help overlay and theme toggle work from the keyboard', async () => {
 for (const [width, height] of [[1366, 768], [2560, 1440]]) {
   for (const scheme of ['light', 'dark']) {
     test(`${width}x${height} ${scheme}: no horizontal overflow, screenshot saved`, async () => {
-      const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
-      const { page, errors } = await openPage(browser, `${server.url}#preset=waweight-netperf-tcp-rr`, { context, viewport: { width, height } });
+      const context = await env.browser.newContext({ viewport: { width, height }, colorScheme: scheme });
+      const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=waweight-netperf-tcp-rr`, { context, viewport: { width, height } });
       await page.fill(field('workload.duration_ms'), '20');
       await page.fill(field('workload.warmup_ms'), '5');
       await runToEnd(page);

@@ -151,25 +151,19 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
     let (y0, y1) = padded(lo, hi);
     let title = format!("{} per batch", r.metric.name);
     render("series", title.clone(), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, ("sans-serif", 21))
-            .margin(14)
-            .x_label_area_size(42)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.5f64..n as f64 + 0.5, y0..y1)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("batch")
-            .y_desc(y_desc(r))
-            .x_labels(n.min(12))
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| short(*y))
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(0xee, 0xee, 0xee))
-            .draw()
-            .map_err(e)?;
+        let mut chart = axes(
+            root,
+            &title,
+            Axes {
+                x: 0.5..n as f64 + 0.5,
+                y: y0..y1,
+                x_desc: "batch",
+                y_desc: &y_desc(r),
+                x_labels: n.min(12),
+                x_fmt: &|x| format!("{x:.0}"),
+                x_grid: true,
+            },
+        )?;
         // The timeline's policy changes, between the batches they fall between.
         for step in exp.timeline.iter().filter(|s| s.mark == "batch") {
             let x = step.count as f64 - 0.5;
@@ -219,6 +213,47 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
 }
 
 type Coords = Cartesian2d<RangedCoordf64, RangedCoordf64>;
+
+/// What differs between the charts' frames.
+struct Axes<'f> {
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    x_desc: &'f str,
+    y_desc: &'f str,
+    x_labels: usize,
+    x_fmt: &'f dyn Fn(&f64) -> String,
+    x_grid: bool,
+}
+
+/// A titled chart with labelled axes, in the one style every chart shares.
+fn axes<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    a: Axes,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Coords>, String> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 21))
+        .margin(14)
+        .x_label_area_size(42)
+        .y_label_area_size(70)
+        .build_cartesian_2d(a.x, a.y)
+        .map_err(e)?;
+    let mut mesh = chart.configure_mesh();
+    if !a.x_grid {
+        mesh.disable_x_mesh();
+    }
+    mesh.x_desc(a.x_desc)
+        .y_desc(a.y_desc)
+        .x_labels(a.x_labels)
+        .x_label_formatter(a.x_fmt)
+        .y_label_formatter(&|y| short(*y))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
 
 fn legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut ChartContext<'a, DB, Coords>,
@@ -284,13 +319,6 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
     let pad = ((x_hi - x_lo) * 0.06).max(0.5);
     let title = format!("{} by {param}", r.metric.name);
     render("sweep", title.clone(), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, ("sans-serif", 21))
-            .margin(14)
-            .x_label_area_size(42)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x_lo - pad..x_hi + pad, y0..y1)
-            .map_err(e)?;
         let formatter = |x: &f64| {
             if categorical {
                 labels
@@ -302,18 +330,19 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
                 short(*x)
             }
         };
-        chart
-            .configure_mesh()
-            .x_desc(param.as_str())
-            .y_desc(y_desc(r))
-            .x_labels(if categorical { r.rows.len() } else { 10 })
-            .x_label_formatter(&formatter)
-            .y_label_formatter(&|y| short(*y))
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(0xee, 0xee, 0xee))
-            .draw()
-            .map_err(e)?;
+        let mut chart = axes(
+            root,
+            &title,
+            Axes {
+                x: x_lo - pad..x_hi + pad,
+                y: y0..y1,
+                x_desc: &param,
+                y_desc: &y_desc(r),
+                x_labels: if categorical { r.rows.len() } else { 10 },
+                x_fmt: &formatter,
+                x_grid: true,
+            },
+        )?;
         for (i, v) in r.variants.iter().enumerate() {
             let color = palette(i);
             let points: Vec<(f64, f64)> = xs
@@ -371,13 +400,6 @@ fn variants_chart(r: &Results) -> Option<Chart> {
     let n = values.len();
     let title = format!("{} by variant", r.metric.name);
     render("variants", title.clone(), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, ("sans-serif", 21))
-            .margin(14)
-            .x_label_area_size(42)
-            .y_label_area_size(70)
-            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0.0..hi * 1.15)
-            .map_err(e)?;
         let formatter = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -386,18 +408,19 @@ fn variants_chart(r: &Results) -> Option<Chart> {
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc(y_desc(r))
-            .x_labels(n)
-            .x_label_formatter(&formatter)
-            .y_label_formatter(&|y| short(*y))
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(0xee, 0xee, 0xee))
-            .draw()
-            .map_err(e)?;
+        let mut chart = axes(
+            root,
+            &title,
+            Axes {
+                x: -0.5..n as f64 - 0.5,
+                y: 0.0..hi * 1.15,
+                x_desc: "",
+                y_desc: &y_desc(r),
+                x_labels: n,
+                x_fmt: &formatter,
+                x_grid: false,
+            },
+        )?;
         chart
             .draw_series(values.iter().enumerate().map(|(i, v)| {
                 let x = i as f64;

@@ -15,6 +15,15 @@ fn error_of(ed: &Editor, field: &str) -> Html {
     }
 }
 
+/// Dispatches `make(text)` on every keystroke, so the field echoes at once.
+fn on_text(ed: &EditorHandle, make: impl Fn(String) -> Edit + 'static) -> Callback<InputEvent> {
+    let ed = ed.clone();
+    Callback::from(move |e: InputEvent| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        ed.dispatch(make(input.value()));
+    })
+}
+
 /// A text or number input; `make` turns the typed text into an edit.
 pub fn text(
     ed: &EditorHandle,
@@ -23,13 +32,7 @@ pub fn text(
     value: impl ToString,
     make: impl Fn(String) -> Edit + 'static,
 ) -> Html {
-    let oninput = {
-        let ed = ed.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            ed.dispatch(make(input.value()));
-        })
-    };
+    let oninput = on_text(ed, make);
     let invalid = ed.error_at(&field).is_some();
     html! {
         <label class={classes!("field", invalid.then_some("invalid"))}>
@@ -50,13 +53,7 @@ pub fn cell_input(
     disabled: bool,
     make: impl Fn(String) -> Edit + 'static,
 ) -> Html {
-    let oninput = {
-        let ed = ed.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            ed.dispatch(make(input.value()));
-        })
-    };
+    let oninput = on_text(ed, make);
     let error = ed.error_at(&field).map(str::to_string);
     html! {
         <>

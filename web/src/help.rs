@@ -1,6 +1,7 @@
 //! The theme (following the system unless the user picks light or dark,
 //! remembered) and the `?` overlay listing the keyboard shortcuts.
 
+use crate::link::storage;
 use yew::prelude::*;
 
 const THEME_KEY: &str = "schedlab.theme";
@@ -18,10 +19,6 @@ pub const SHORTCUTS: [(&str, &str); 5] = [
 
 /// The theme names in toggle order; "system" follows prefers-color-scheme.
 pub const THEMES: [&str; 3] = ["system", "light", "dark"];
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
 
 pub fn saved_theme() -> &'static str {
     let saved = storage().and_then(|s| s.get_item(THEME_KEY).ok().flatten());

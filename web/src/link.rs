@@ -34,7 +34,8 @@ pub fn is_embed() -> bool {
         .is_some_and(|p| p.has("embed"))
 }
 
-fn storage() -> Option<web_sys::Storage> {
+/// The page's localStorage, if the browser allows it.
+pub(crate) fn storage() -> Option<web_sys::Storage> {
     window().and_then(|w| w.local_storage().ok().flatten())
 }
 
