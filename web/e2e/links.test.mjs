@@ -94,13 +94,16 @@ test('bad links open the last experiment with a clear message, and nothing crash
   await context.close();
 });
 
-test('embed mode runs inside an iframe from the copied snippet and opens the full playground', async () => {
+test('Copy link, and embed mode inside an iframe from the copied snippet, opening the full playground', async () => {
   const context = await env.browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`, { context });
   await page.fill(field('seed'), '3');
   await hashSettles(page, /^#x=/);
   const settings = await experimentJson(page);
+  await page.click('#copy-link');
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(link, page.url(), 'Copy link copies the URL with the experiment');
   await page.click('#copy-iframe');
   const snippet = await page.evaluate(() => navigator.clipboard.readText());
   assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/schedlab\/\?embed#x=1\./);

@@ -151,6 +151,23 @@ test('charts export as SVG and as a PNG that decodes at the chart size; the trac
   await page.close();
 });
 
+test('nothing moves while a run goes: the last results stay, dimmed', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`);
+  await runToEnd(page);
+  await page.fill(field('workload.rounds'), '400000');
+  const boxes = () => page.$$eval('#results, #machine-panel, #workload-panel, #kernel-panel, #run-status',
+    (els) => els.map((e) => { const r = e.getBoundingClientRect(); return [e.id, Math.round(r.top + window.scrollY), Math.round(r.height)]; }));
+  const idle = await boxes();
+  await page.click('button#run');
+  await page.waitForSelector('#run-status progress:not(.idle)');
+  assert.ok(await page.$('.stale #results'), 'the previous results are shown dimmed');
+  assert.deepEqual(await boxes(), idle);
+  await page.keyboard.press('Escape');
+  assert.match(await page.textContent('#run-status'), /^cancelled/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the gallery opens any preset in one click', async () => {
   const { page, errors } = await openPage(env.browser, env.server.url);
   assert.ok(await page.$eval('#gallery', (d) => d.open), 'open on a first visit');

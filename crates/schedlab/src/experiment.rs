@@ -222,28 +222,35 @@ impl Experiment {
     /// Every independent run, in (x, variant, repeat) order.
     pub fn points(&self) -> Result<Vec<Point>> {
         let topology = Topology::from_spec(&self.machine.spec()?)?;
+        // Each variant's policy and timeline, checked (names, levels on this
+        // machine) once and now rather than mid-run.
+        let mut policies = Vec::with_capacity(self.variants.len());
+        for variant in &self.variants {
+            let policy = self.policy.with(&variant.policy);
+            crate::domains::Domains::build(&topology, &policy.resolve(topology.ncpus())?)?;
+            let mut timeline = Vec::new();
+            let mut current = policy.clone();
+            for step in &self.timeline {
+                current = current.with(&step.policy);
+                crate::domains::Domains::build(&topology, &current.resolve(topology.ncpus())?)?;
+                timeline.push((step.mark.clone(), step.count, current.clone()));
+            }
+            policies.push((policy, timeline));
+        }
         let mut points = Vec::new();
         for (xi, x) in self.xs().into_iter().enumerate() {
             let base = match (&self.sweep, x) {
                 (Some(s), Some(v)) => self.workload.with_param(&s.param, &v)?,
                 _ => self.workload.clone(),
             };
-            for (vi, variant) in self.variants.iter().enumerate() {
+            for (vi, (variant, (policy, timeline))) in
+                self.variants.iter().zip(&policies).enumerate()
+            {
                 let mut workload = base.clone();
                 for (k, v) in &variant.workload {
                     workload = workload.with_param(k, v)?;
                 }
                 workload.build()?;
-                let policy = self.policy.with(&variant.policy);
-                // Check the policy (names, levels on this machine) now, not mid-run.
-                crate::domains::Domains::build(&topology, &policy.resolve(topology.ncpus())?)?;
-                let mut timeline = Vec::new();
-                let mut current = policy.clone();
-                for step in &self.timeline {
-                    current = current.with(&step.policy);
-                    crate::domains::Domains::build(&topology, &current.resolve(topology.ncpus())?)?;
-                    timeline.push((step.mark.clone(), step.count, current.clone()));
-                }
                 for repeat in 0..self.repeats {
                     points.push(Point {
                         x: xi,
