@@ -73,6 +73,9 @@ test('the drawing shows every CPU and hovering one shows its domain spans; the t
   assert.deepEqual(spans.map((s) => s.split(' ')[0]), ['SMT', 'MC', 'NUMA']);
   assert.match(spans[0], /CPUs 0,20 \(2\)/);
   assert.equal(await page.$$eval('#machine-drawing .cpu[data-level="0"]', (c) => c.length), 2);
+  // Keyboard users get the same: focusing a CPU shows its spans.
+  await page.focus('#machine-drawing .cpu[data-cpu="21"]');
+  assert.match(await page.textContent('#domain-spans li'), /SMT CPUs 1,21 \(2\)/);
   // The drawing follows the builder.
   await page.click('#machine-edit');
   await page.fill(field('machine.threads_per_core'), '1');
