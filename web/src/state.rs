@@ -485,9 +485,32 @@ fn apply(ed: &mut Editor, action: Edit) -> Result<(), Error> {
         }
         Edit::WorkloadKind(kind) => {
             exp.workload = Benchmark::default_of(&kind)?;
-            exp.sweep = None;
+            // The old benchmark's sweep and per-variant changes name its
+            // parameters; keep only what the new one has, and say so.
+            let mut dropped = Vec::new();
+            if let Some(s) = exp.sweep.take() {
+                if exp.workload.params().iter().any(|p| p.name == s.param) {
+                    exp.sweep = Some(s);
+                } else {
+                    dropped.push(format!("the sweep over {}", s.param));
+                }
+            }
             for v in &mut exp.variants {
-                v.workload.clear();
+                let label = v.label.clone();
+                let workload = &exp.workload;
+                v.workload.retain(|k, val| {
+                    let keep = workload.with_param(k, val).is_ok();
+                    if !keep {
+                        dropped.push(format!("{label}'s {k}"));
+                    }
+                    keep
+                });
+            }
+            if !dropped.is_empty() {
+                ed.notice = Some(format!(
+                    "{kind} has no use for {}; dropped.",
+                    dropped.join(", ")
+                ));
             }
         }
         Edit::Param { name, text } => {
@@ -904,6 +927,26 @@ mod tests {
             .all(|v| v.policy.era.is_none()));
         let notice = modern.notice.unwrap();
         assert!(notice.contains("NODE WAKE_IDLE"), "{notice}");
+    }
+
+    #[test]
+    fn a_new_benchmark_keeps_what_it_can_and_says_what_it_dropped() {
+        let ed = edit(
+            Editor::preset("kvm-pipe-test-pinning"),
+            Edit::WorkloadKind("lat_ctx".into()),
+        );
+        assert!(ed.is_valid(), "{:?}", ed.invalid);
+        assert_eq!(ed.experiment.variants[0].workload["affinity"], "0");
+        assert_eq!(ed.notice, None);
+        let ed = edit(
+            Editor::preset("waweight-tbench"),
+            Edit::WorkloadKind("hackbench".into()),
+        );
+        assert_eq!(ed.experiment.sweep, None);
+        assert_eq!(
+            ed.notice.as_deref(),
+            Some("hackbench has no use for the sweep over clients; dropped.")
+        );
     }
 
     #[test]
