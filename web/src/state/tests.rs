@@ -1,0 +1,224 @@
+//! Edits as a user makes them, checked against the core.
+
+use super::*;
+
+fn edit(ed: Editor, action: Edit) -> Editor {
+    (*Rc::new(ed).reduce(action)).clone()
+}
+
+#[test]
+fn presets_load_valid_and_unedited() {
+    for name in presets::names() {
+        let ed = Editor::preset(name);
+        assert!(ed.is_valid(), "{name}: {:?}", ed.invalid);
+        assert_eq!(ed.unedited_preset(), Some(name));
+    }
+}
+
+#[test]
+fn a_flag_in_b_changes_b_only_and_back_to_default_is_no_change() {
+    let ed = Editor::preset("waweight-tbench");
+    let a_before = ed.policy_of(0);
+    let b_knobs = ed.knobs_of(1).unwrap();
+    let was = b_knobs.flag("NUMA", "WAKE_AFFINE").unwrap();
+    let flip = |ed, on| {
+        edit(
+            ed,
+            Edit::Flag {
+                variant: 1,
+                level: "NUMA".into(),
+                flag: "WAKE_AFFINE".into(),
+                on,
+            },
+        )
+    };
+    let ed2 = flip(ed.clone(), !was);
+    assert!(ed2.is_valid(), "{:?}", ed2.invalid);
+    assert_eq!(
+        ed2.knobs_of(1).unwrap().flag("NUMA", "WAKE_AFFINE"),
+        Some(!was)
+    );
+    assert_eq!(ed2.policy_of(0), a_before);
+    assert_eq!(ed2.unedited_preset(), None);
+    let ed3 = flip(ed2, was);
+    assert_eq!(ed3.policy_of(1), ed.policy_of(1));
+    assert!(ed3.experiment.variants[1].policy.levels.is_empty());
+}
+
+#[test]
+fn unparsable_text_stays_at_its_field_and_blocks_run() {
+    let ed = Editor::preset("retune-pipe-test");
+    let bad = edit(
+        ed.clone(),
+        Edit::Param {
+            name: "loops".into(),
+            text: "lots".into(),
+        },
+    );
+    assert!(!bad.is_valid());
+    assert_eq!(bad.experiment, ed.experiment);
+    assert_eq!(bad.text_of("workload.loops", 1), "lots");
+    assert!(bad
+        .error_at("workload.loops")
+        .unwrap()
+        .contains("not a whole number"));
+    let fixed = edit(
+        bad,
+        Edit::Param {
+            name: "loops".into(),
+            text: "1000".into(),
+        },
+    );
+    assert!(fixed.is_valid());
+    assert_eq!(fixed.text_of("workload.loops", 1000), "1000");
+}
+
+#[test]
+fn a_limit_between_two_fields_clears_when_either_is_fixed() {
+    let ed = Editor::preset("waweight-netperf-tcp-rr");
+    let param = |ed, name: &str, text: &str| {
+        edit(
+            ed,
+            Edit::Param {
+                name: name.into(),
+                text: text.into(),
+            },
+        )
+    };
+    let short = param(ed, "duration_ms", "20");
+    let err = short.error_at("workload.duration_ms").unwrap();
+    assert!(err.contains("warmup_ms is 20; it must be 0..=19"), "{err}");
+    let fixed = param(short, "warmup_ms", "5");
+    assert!(fixed.is_valid(), "{:?}", fixed.invalid);
+}
+
+#[test]
+fn the_cores_range_errors_show_at_the_edited_field() {
+    let ed = Editor::preset("retune-pipe-test");
+    let bad = edit(
+        ed.clone(),
+        Edit::LevelParam {
+            variant: 0,
+            level: "NODE".into(),
+            param: "imbalance_pct".into(),
+            text: "50".into(),
+        },
+    );
+    let err = bad.error_at("v0.NODE.imbalance_pct").unwrap();
+    assert!(err.contains("must be 100..=1000"), "{err}");
+    assert!(!bad.is_valid());
+    assert_eq!(
+        bad.experiment, ed.experiment,
+        "a refused edit changes nothing"
+    );
+    assert_eq!(bad.text_of("v0.NODE.imbalance_pct", 125), "50");
+}
+
+#[test]
+fn a_hand_built_machine_and_an_lscpu_import_validate() {
+    let mut ed = Editor::preset("retune-pipe-test");
+    for (field, text) in [
+        ("nodes", "2"),
+        ("cores_per_llc", "3"),
+        ("threads_per_core", "2"),
+    ] {
+        ed = edit(
+            ed,
+            Edit::Shape {
+                field: field.into(),
+                text: text.into(),
+            },
+        );
+    }
+    assert!(ed.is_valid(), "{:?} {:?}", ed.invalid, ed.field_errors);
+    assert_eq!(ed.topology().unwrap().nnodes(), 2);
+    let bad = edit(ed.clone(), Edit::Distances("10 20\n20".into()));
+    assert!(bad
+        .error_at("machine.distances")
+        .unwrap()
+        .contains("square"));
+
+    let lscpu = "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,0,0,,1,1,1,0\n2,0,0,0,,0,0,0,0\n3,1,0,0,,1,1,1,0\n";
+    let imported = edit(ed, Edit::ImportLscpu(lscpu.into()));
+    assert!(imported.is_valid(), "{:?}", imported.invalid);
+    assert_eq!(imported.topology().unwrap().ncpus(), 4);
+    let garbage = edit(imported.clone(), Edit::ImportLscpu("0,x\n".into()));
+    assert!(garbage.error_at("machine.lscpu").unwrap().contains("line"));
+    assert_eq!(garbage.experiment, imported.experiment);
+}
+
+#[test]
+fn era_changes_drop_what_the_era_cannot_name_and_say_so() {
+    let ed = edit(
+        Editor::preset("retune-pipe-test"),
+        Edit::Flag {
+            variant: 0,
+            level: "NODE".into(),
+            flag: "WAKE_IDLE".into(),
+            on: true,
+        },
+    );
+    assert!(ed.is_valid(), "{:?}", ed.invalid);
+    let modern = edit(ed, Edit::BaseEra(Era::V4_15));
+    assert!(modern.is_valid(), "{:?}", modern.invalid);
+    assert!(modern
+        .experiment
+        .variants
+        .iter()
+        .all(|v| v.policy.era.is_none()));
+    let notice = modern.notice.unwrap();
+    assert!(notice.contains("NODE WAKE_IDLE"), "{notice}");
+}
+
+#[test]
+fn a_new_benchmark_keeps_what_it_can_and_says_what_it_dropped() {
+    let ed = edit(
+        Editor::preset("kvm-pipe-test-pinning"),
+        Edit::WorkloadKind("lat_ctx".into()),
+    );
+    assert!(ed.is_valid(), "{:?}", ed.invalid);
+    assert_eq!(ed.experiment.variants[0].workload["affinity"], "0");
+    assert_eq!(ed.notice, None);
+    let ed = edit(
+        Editor::preset("waweight-tbench"),
+        Edit::WorkloadKind("hackbench".into()),
+    );
+    assert_eq!(ed.experiment.sweep, None);
+    assert_eq!(
+        ed.notice.as_deref(),
+        Some("hackbench has no use for the sweep over clients; dropped.")
+    );
+}
+
+#[test]
+fn copy_a_to_b_makes_their_policies_equal() {
+    let ed = Editor::preset("waweight-tbench");
+    assert_ne!(ed.policy_of(0), ed.policy_of(1));
+    let ed = edit(ed, Edit::CopyPolicy { from: 0, to: 1 });
+    assert_eq!(ed.policy_of(0), ed.policy_of(1));
+}
+
+#[test]
+fn a_sweep_parses_values_of_the_parameters_type() {
+    let ed = Editor::preset("retune-pipe-test");
+    let ed = edit(
+        ed,
+        Edit::Sweep {
+            param: "loops".into(),
+            values: "1000, 2000,3000".into(),
+        },
+    );
+    assert!(ed.is_valid(), "{:?}", ed.invalid);
+    assert_eq!(
+        ed.experiment.points().unwrap().len(),
+        3 * ed.experiment.variants.len()
+    );
+    let bad = edit(
+        ed,
+        Edit::Sweep {
+            param: "loops".into(),
+            values: "1000, x".into(),
+        },
+    );
+    assert!(bad.error_at("sweep").unwrap().contains("\"x\""));
+}
