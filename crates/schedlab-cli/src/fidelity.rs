@@ -99,7 +99,7 @@ pub fn run(jobs: Option<usize>) -> Result<String, String> {
     for p in PUBLISHED {
         if !cache.iter().any(|(n, _)| *n == p.preset) {
             let exp: Experiment = presets::get(p.preset).map_err(|e| e.to_string())?;
-            cache.push((p.preset, run::run(&exp, jobs)?));
+            cache.push((p.preset, run::run(&exp, jobs)?.results));
         }
         let r = &cache
             .iter()

@@ -67,9 +67,10 @@ enum Command {
     Presets,
     /// Print a preset's experiment JSON.
     Show { name: String },
-    /// Run a preset or an experiment JSON file.
+    /// Run a preset, a playground link, or an experiment JSON file.
     Run {
-        /// A preset name or a path to an experiment JSON file.
+        /// A preset name, a playground link (or its `#x=...` fragment), or a
+        /// path to an experiment JSON file.
         experiment: String,
         #[arg(long, value_enum, default_value = "table")]
         format: RunFormat,
@@ -82,6 +83,12 @@ enum Command {
         /// Points run in parallel (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also print a sentence on the largest difference between the variants.
+        #[arg(long)]
+        explain: bool,
+        /// Write each variant's traced window as Chrome trace-event JSON (Perfetto).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<std::path::PathBuf>,
     },
     /// Encode a preset or experiment file as a link-safe string.
     Encode { experiment: String },
@@ -173,6 +180,8 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             seed,
             repeats,
             jobs,
+            explain,
+            trace,
         } => {
             let mut exp = run::load(&experiment)?;
             if let Some(s) = seed {
@@ -182,8 +191,20 @@ fn dispatch(cli: Cli) -> Result<String, String> {
                 exp.repeats = r;
                 exp.validate().map_err(|e| e.to_string())?;
             }
-            let results = run::run(&exp, jobs)?;
-            Ok(run::format(&exp, &results, format))
+            let ran = run::run(&exp, jobs)?;
+            if let Some(file) = trace {
+                let runs: Vec<(&str, &_)> =
+                    ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
+                let doc = schedlab::trace_export::chrome_trace(&runs);
+                std::fs::write(&file, doc.to_string())
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+            }
+            let mut out = run::format(&exp, &ran.results, format);
+            if explain {
+                out.push_str(&schedlab::explain::explain(&ran.results));
+                out.push('\n');
+            }
+            Ok(out)
         }
         Command::Encode { experiment } => {
             Ok(schedlab::codec::encode(&run::load(&experiment)?) + "\n")

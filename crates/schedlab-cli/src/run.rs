@@ -3,15 +3,23 @@
 
 use crate::RunFormat;
 use rayon::prelude::*;
-use schedlab::experiment::{self, Experiment, Results};
-use schedlab::{presets, report};
+use schedlab::experiment::{self, Experiment, Results, Trace};
+use schedlab::{codec, presets, report};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A preset name or an experiment JSON file.
+/// A preset name, a playground link (or its fragment), or an experiment JSON file.
 pub fn load(arg: &str) -> Result<Experiment, String> {
     if presets::names().any(|n| n == arg) {
         return presets::get(arg).map_err(|e| e.to_string());
+    }
+    let fragment = arg.rsplit_once('#').map(|(_, f)| f);
+    if let Some(f) =
+        fragment.or_else(|| (arg.starts_with("x=") || arg.starts_with("preset=")).then_some(arg))
+    {
+        return codec::parse_fragment(f)
+            .map(|l| l.experiment)
+            .map_err(|e| format!("the link: {e}"));
     }
     if !std::path::Path::new(arg).exists() {
         return Err(presets::get(arg)
@@ -22,7 +30,13 @@ pub fn load(arg: &str) -> Result<Experiment, String> {
     Experiment::from_json(&text).map_err(|e| format!("{arg}: {e}"))
 }
 
-pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Results, String> {
+/// The results, and each variant's traced window at the first sweep value.
+pub struct Ran {
+    pub results: Results,
+    pub traces: Vec<(String, Trace)>,
+}
+
+pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Ran, String> {
     let points = exp.points().map_err(|e| e.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -49,7 +63,17 @@ pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Results, String> {
     if show {
         eprintln!();
     }
-    Ok(experiment::assemble(exp, &points, &outcomes?))
+    let outcomes = outcomes?;
+    let traces = points
+        .iter()
+        .zip(&outcomes)
+        .filter(|(p, _)| p.x == 0 && p.repeat == 0)
+        .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
+        .collect();
+    Ok(Ran {
+        results: experiment::assemble(exp, &points, &outcomes),
+        traces,
+    })
 }
 
 pub fn format(exp: &Experiment, r: &Results, format: RunFormat) -> String {

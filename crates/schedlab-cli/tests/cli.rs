@@ -252,3 +252,49 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
         "{err}"
     );
 }
+
+#[test]
+fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
+    let code = String::from_utf8(
+        schedlab()
+            .args(["encode", "kvm-pipe-test-pinning"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let link = format!("https://example.org/schedlab/#x={}&run", code.trim());
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.json");
+    let out = schedlab()
+        .args(["run", &link, "--explain", "--trace"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("usecs/loop (us, lower is better)"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("sending an IPI for 100% of its wakeups."),
+        "{text}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["ph"] == "X"));
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "M" && e["args"]["name"] == "pinned"));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let err = fails(&["run", "#x=1.broken"]);
+    assert!(
+        err.contains(": the link: the encoded experiment is not valid base64url"),
+        "{err}"
+    );
+}
