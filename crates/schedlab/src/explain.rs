@@ -41,6 +41,10 @@ struct Facts<'a> {
     affine: (u64, Vec<(String, u64)>),
     balance_moves: (u64, Vec<(String, u64)>),
     idle_entries: u64,
+    /// select_idle_sibling skipped its LLC scan (SIS_UTIL saw a busy LLC).
+    scan_skipped_pct: f64,
+    /// select_idle_sibling found an idle CPU by scanning the LLC.
+    scan_found_pct: f64,
 }
 
 impl<'a> Facts<'a> {
@@ -56,6 +60,8 @@ impl<'a> Facts<'a> {
             affine: by_level(c, "wake_affine.", ".affine"),
             balance_moves: by_level(c, "migrations.balance.", ""),
             idle_entries,
+            scan_skipped_pct: pct(get(c, "sis.util_skip"), wakeups),
+            scan_found_pct: pct(get(c, "sis.scan_found"), wakeups),
         }
     }
 
@@ -134,6 +140,20 @@ fn compare(a: &Facts, b: &Facts) -> String {
             lo.ipi_pct
         );
     }
+    let scan_gap = (a.scan_skipped_pct - b.scan_skipped_pct)
+        .abs()
+        .max((a.scan_found_pct - b.scan_found_pct).abs());
+    if scan_gap >= 3.0 {
+        let (hi, lo) = if a.scan_skipped_pct > b.scan_skipped_pct {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        return format!(
+            "{} skipped select_idle_sibling's scan of a busy LLC for {:.0}% of wakeups and found an idle CPU by scanning for {:.0}%; {} skipped it for {:.0}% and found one for {:.0}%.",
+            hi.label, hi.scan_skipped_pct, hi.scan_found_pct, lo.label, lo.scan_skipped_pct, lo.scan_found_pct
+        );
+    }
     if balance_gap >= 0.2 && a.balance_moves.0.max(b.balance_moves.0) >= 10 {
         let (hi, lo) = if ba > bb { (a, b) } else { (b, a) };
         let level = hi
@@ -199,5 +219,38 @@ mod tests {
             after.contains("alike") || after.contains("balancing"),
             "{after}"
         );
+    }
+
+    /// Results with only counters, for the sentences that need big runs.
+    fn counters(a: &[(&str, u64)], b: &[(&str, u64)]) -> Results {
+        let map = |c: &[(&str, u64)]| c.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Results {
+            experiment: "synthetic".into(),
+            metric: crate::workload::bench::Benchmark::default_of("hackbench")
+                .unwrap()
+                .metric(),
+            variants: vec!["A".into(), "B".into()],
+            rows: Vec::new(),
+            counters: [("A".to_string(), map(a)), ("B".to_string(), map(b))].into(),
+        }
+    }
+
+    #[test]
+    fn a_skipped_llc_scan_and_balancing_moves_are_told_when_placement_is_alike() {
+        let wake = [("ttwu.local", 400), ("ttwu.remote", 600)];
+        let scan = |skip: u64, found: u64| {
+            let mut c = wake.to_vec();
+            c.extend([("sis.util_skip", skip), ("sis.scan_found", found)]);
+            c
+        };
+        let s = explain(&counters(&scan(0, 100), &scan(120, 90)));
+        assert_eq!(
+            s,
+            "B skipped select_idle_sibling's scan of a busy LLC for 12% of wakeups and found an idle CPU by scanning for 9%; A skipped it for 0% and found one for 10%."
+        );
+        let mut moves = wake.to_vec();
+        moves.push(("migrations.balance.MC", 300));
+        let s = explain(&counters(&moves, &wake));
+        assert!(s.starts_with("A moved tasks by load balancing 300 times, mostly at the MC level; B only 0 times."), "{s}");
     }
 }
