@@ -3,10 +3,10 @@
 
 use crate::drawing::MachineDrawing;
 use crate::fields::{self, EditorHandle};
-use crate::state::Edit;
+use crate::state::{is_number_list, Edit};
 use schedlab::domains::Domains;
 use schedlab::experiment::MachineRef;
-use schedlab::topology::{self, Layout};
+use schedlab::topology::{self, Layout, Topology};
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -34,7 +34,13 @@ pub fn MachinePanel(props: &Props) -> Html {
     if let Some(s) = spec {
         options.push((CUSTOM.into(), format!("custom: {}", s.name)));
     }
-    let summary = match ed.topology() {
+    // A distance matrix being typed should not make the drawing vanish.
+    let drawable = ed.topology().or_else(|_| {
+        let mut spec = exp.machine.spec()?;
+        spec.distances = None;
+        Topology::from_spec(&spec)
+    });
+    let summary = match drawable {
         Ok(t) => {
             let domains = ed
                 .policy_of(0)
@@ -117,11 +123,12 @@ pub fn MachinePanel(props: &Props) -> Html {
                     .filter_map(|(key, v)| {
                         let text = match v {
                             serde_json::Value::Number(n) => n.to_string(),
-                            serde_json::Value::Array(a) => a
+                            serde_json::Value::Array(a) if is_number_list(v) => a
                                 .iter()
                                 .map(|x| x.to_string())
                                 .collect::<Vec<_>>()
                                 .join(", "),
+                            serde_json::Value::Array(_) => v.to_string(),
                             _ => return None,
                         };
                         let k = key.clone();

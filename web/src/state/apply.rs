@@ -68,14 +68,17 @@ pub(super) fn apply(ed: &mut Editor, action: Edit) -> Result<(), Error> {
             let spec = custom_spec(exp)?;
             let mut costs = serde_json::to_value(&spec.costs).expect("costs serialise");
             let value = match &costs[&key] {
-                serde_json::Value::Array(_) => {
+                serde_json::Value::Number(_) => parse_u64(&text)?.into(),
+                v if is_number_list(v) => {
                     serde_json::Value::from(text.split(',').map(parse_u64).collect::<Result<
                         Vec<u64>,
                         Error,
                     >>(
                     )?)
                 }
-                serde_json::Value::Number(_) => parse_u64(&text)?.into(),
+                // Structured costs (the C-states) are edited as JSON.
+                serde_json::Value::Array(_) => serde_json::from_str(&text)
+                    .map_err(|e| invalid(format!("cost {key} is JSON: {e}")))?,
                 _ => return Err(invalid(format!("unknown machine cost {key}"))),
             };
             costs[&key] = value;
@@ -301,6 +304,12 @@ pub(super) fn apply(ed: &mut Editor, action: Edit) -> Result<(), Error> {
         Edit::Repeats(text) => exp.repeats = parse_u32(&text)?,
     }
     Ok(())
+}
+
+/// A JSON array of numbers only, shown and typed as "5, 15, 85".
+pub fn is_number_list(v: &serde_json::Value) -> bool {
+    v.as_array()
+        .is_some_and(|a| a.iter().all(serde_json::Value::is_number))
 }
 
 fn variant_mut(

@@ -12,6 +12,7 @@ mod apply;
 mod tests;
 
 use apply::apply;
+pub use apply::is_number_list;
 use schedlab::experiment::Experiment;
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::{Era, PolicySpec};

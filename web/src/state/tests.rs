@@ -222,3 +222,42 @@ fn a_sweep_parses_values_of_the_parameters_type() {
     );
     assert!(bad.error_at("sweep").unwrap().contains("\"x\""));
 }
+
+#[test]
+fn costs_edit_as_numbers_lists_or_json_with_the_cores_checks() {
+    let cost = |ed, key: &str, text: &str| {
+        edit(
+            ed,
+            Edit::Cost {
+                key: key.into(),
+                text: text.into(),
+            },
+        )
+    };
+    let ed = cost(Editor::preset("kvm-pipe-test-pinning"), "ipi_ns", "900");
+    assert!(ed.is_valid(), "{:?}", ed.field_errors);
+    let ed = cost(ed, "miss_ns", "5, 20, 90, 150");
+    assert!(ed.is_valid(), "{:?}", ed.field_errors);
+    let c1 = r#"[{"name":"C1","exit_latency_ns":2000,"target_residency_ns":2000}]"#;
+    let ed = cost(ed, "cstates", c1);
+    assert!(ed.is_valid(), "{:?}", ed.field_errors);
+    let spec = ed.experiment.machine.spec().unwrap();
+    assert_eq!(
+        (
+            spec.costs.ipi_ns,
+            spec.costs.miss_ns[1],
+            spec.costs.cstates.len()
+        ),
+        (900, 20, 1)
+    );
+    let bad = cost(ed.clone(), "cstates", "[{\"name\":");
+    assert!(bad
+        .error_at("cost.cstates")
+        .unwrap()
+        .contains("cost cstates is JSON"));
+    let short = cost(ed, "miss_ns", "5, 20");
+    assert!(short
+        .error_at("cost.miss_ns")
+        .unwrap()
+        .contains("cost miss_ns"));
+}
