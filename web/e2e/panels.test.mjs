@@ -95,6 +95,10 @@ test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
   await page.fill(field('machine.cores_per_llc'), '2');
   await page.fill(field('machine.threads_per_core'), '2');
   assert.match(await page.textContent('#machine-summary'), /8 CPUs, 2 nodes/);
+  await page.fill(field('machine.distances'), '10 21\n21');
+  assert.match(await page.textContent('label:has([data-field="machine.distances"]) .field-error'), /must be square/);
+  assert.equal(await page.$$eval('#machine-drawing .cpu', (c) => c.length), 8, 'the drawing stays');
+  await page.fill(field('machine.distances'), '10 21\n21 10');
   const results = await runToEnd(page);
   assert.ok(results.rows[0].values.free > 0);
   const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
