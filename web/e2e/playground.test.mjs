@@ -106,7 +106,7 @@ test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it'
   const after = await page.textContent('#explanation');
   assert.notEqual(after, alike);
   assert.match(after, /^2\.6\.28 woke \d+% of wakees on the waker's own CPU; wake_affine pulled wakees .* NODE/);
-  assert.match(after, /2\.6\.27 woke 100% of them on another CPU, sending an IPI/);
+  assert.match(after, /2\.6\.27 woke 100% of them on another CPU \(100% on another node\), sending an IPI/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -45,6 +45,8 @@ struct Facts<'a> {
     scan_skipped_pct: f64,
     /// select_idle_sibling found an idle CPU by scanning the LLC.
     scan_found_pct: f64,
+    /// Where most remote wakeups landed, seen from the waker, and how many.
+    remote_mostly: Option<(&'static str, f64)>,
 }
 
 impl<'a> Facts<'a> {
@@ -62,6 +64,17 @@ impl<'a> Facts<'a> {
             idle_entries,
             scan_skipped_pct: pct(get(c, "sis.util_skip"), wakeups),
             scan_found_pct: pct(get(c, "sis.scan_found"), wakeups),
+            remote_mostly: [
+                ("smt", "on the waker's SMT sibling"),
+                ("llc", "elsewhere in the waker's LLC"),
+                ("other_llc", "in another LLC of the waker's node"),
+                ("other_node", "on another node"),
+            ]
+            .into_iter()
+            .map(|(key, place)| (place, get(c, &format!("ttwu.remote.{key}"))))
+            .filter(|(_, n)| *n > 0)
+            .max_by_key(|(_, n)| *n)
+            .map(|(place, n)| (place, pct(n, wakeups))),
         }
     }
 
@@ -130,8 +143,12 @@ fn compare(a: &Facts, b: &Facts) -> String {
         } else {
             (b, a)
         };
+        let far = lo
+            .remote_mostly
+            .map(|(place, p)| format!(" ({p:.0}% {place})"))
+            .unwrap_or_default();
         return format!(
-            "{} woke {:.0}% of wakees on the waker's own CPU{}. {} woke {:.0}% of them on another CPU, sending an IPI for {:.0}% of its wakeups.",
+            "{} woke {:.0}% of wakees on the waker's own CPU{}. {} woke {:.0}% of them on another CPU{far}, sending an IPI for {:.0}% of its wakeups.",
             hi.label,
             hi.local_pct,
             hi.affine_clause(),
@@ -200,7 +217,7 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.contains("2.6.27 woke 100% of them on another CPU, sending an IPI for 100%"),
+            s.contains("2.6.27 woke 100% of them on another CPU (100% on another node), sending an IPI for 100%"),
             "{s}"
         );
     }

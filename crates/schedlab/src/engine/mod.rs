@@ -98,6 +98,8 @@ pub struct TaskSummary {
 struct CounterIds {
     ttwu_local: usize,
     ttwu_remote: usize,
+    /// `ttwu.remote.<distance>`, by `CpuDistance::cost_index`.
+    ttwu_remote_at: [usize; 4],
     ipi_sent: usize,
     ttwu_sync: usize,
     switches: usize,
@@ -117,6 +119,8 @@ impl CounterIds {
                 .collect(),
             ttwu_local: c.id("ttwu.local"),
             ttwu_remote: c.id("ttwu.remote"),
+            ttwu_remote_at: ["smt", "llc", "other_llc", "other_node"]
+                .map(|d| c.id(&format!("ttwu.remote.{d}"))),
             ipi_sent: c.id("ipi.sent"),
             ttwu_sync: c.id("ttwu.sync"),
             switches: c.id("sched.switches"),

@@ -523,6 +523,9 @@ impl Sim {
             return true;
         }
         self.counters.bump(self.ids.ttwu_remote);
+        if let Some(d) = self.topo.distance(this, target).cost_index() {
+            self.counters.bump(self.ids.ttwu_remote_at[d]);
+        }
         if self.wakeup_is_queued(this, target) {
             // TTWU_QUEUE: the target enqueues it when the IPI arrives.
             self.counters.bump(self.ids.ipi_sent);
