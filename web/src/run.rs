@@ -32,12 +32,7 @@ impl RunResults {
         let points = exp.points()?;
         let results = experiment::assemble(exp, &points, outcomes);
         let param = exp.sweep.as_ref().map(|s| s.param.as_str());
-        let traces = points
-            .iter()
-            .zip(outcomes)
-            .filter(|(p, _)| p.x == 0 && p.repeat == 0)
-            .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
-            .collect();
+        let traces = experiment::first_traces(exp, &points, outcomes);
         Ok(RunResults {
             charts: charts_for(exp, &results),
             explanation: explain(&results),

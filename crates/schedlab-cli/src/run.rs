@@ -64,12 +64,7 @@ pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Ran, String> {
         eprintln!();
     }
     let outcomes = outcomes?;
-    let traces = points
-        .iter()
-        .zip(&outcomes)
-        .filter(|(p, _)| p.x == 0 && p.repeat == 0)
-        .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
-        .collect();
+    let traces = experiment::first_traces(exp, &points, &outcomes);
     Ok(Ran {
         results: experiment::assemble(exp, &points, &outcomes),
         traces,

@@ -440,6 +440,21 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
     }
 }
 
+/// Each variant's traced window at the first sweep value and repeat: what
+/// the playground's timeline draws and `--trace` writes.
+pub fn first_traces(
+    exp: &Experiment,
+    points: &[Point],
+    outcomes: &[PointOutcome],
+) -> Vec<(String, Trace)> {
+    points
+        .iter()
+        .zip(outcomes)
+        .filter(|(p, _)| p.x == 0 && p.repeat == 0)
+        .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
+        .collect()
+}
+
 /// Runs every point in order on this thread.
 pub fn run_all(
     exp: &Experiment,
