@@ -63,6 +63,10 @@ test('bad links open the last experiment with a clear message, and nothing crash
   await hashSettles(first, /^#x=/);
   const code = new URL(first.url()).hash.slice('#x='.length);
   await first.close();
+  // Viewing an embedded experiment does not replace it.
+  const { page: embedded } = await openPage(env.browser, `${env.server.url}?embed#preset=retune-lat-ctx`, { context });
+  await embedded.waitForTimeout(600);
+  await embedded.close();
   const bad = {
     corrupted: '#x=1.AAAAbroken',
     truncated: `#x=${code.slice(0, Math.floor(code.length / 2))}`,

@@ -196,7 +196,11 @@ pub fn App() -> Html {
                 if link::set_fragment(&codec::fragment(&exp, false), push) {
                     *frozen.borrow_mut() = false;
                 }
-                link::keep_last(&exp);
+                // An embedded copy on a docs page must not replace the
+                // user's own last experiment.
+                if !link::is_embed() {
+                    link::keep_last(&exp);
+                }
             });
             *fragment_timer.borrow_mut() = Some(timer);
         });
