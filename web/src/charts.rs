@@ -289,12 +289,7 @@ fn sweep_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
     let labels: Vec<String> = r
         .rows
         .iter()
-        .map(|row| {
-            row.x
-                .as_ref()
-                .map(crate::panels::workload::plain)
-                .unwrap_or_default()
-        })
+        .map(|row| row.x.as_ref().map(crate::fields::plain).unwrap_or_default())
         .collect();
     let repeated = exp.repeats > 1;
     let mut lo = f64::INFINITY;

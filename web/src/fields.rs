@@ -8,6 +8,15 @@ use yew::prelude::*;
 
 pub type EditorHandle = UseReducerHandle<Editor>;
 
+/// A JSON scalar as a user types it (strings unquoted).
+pub fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
 fn error_of(ed: &Editor, field: &str) -> Html {
     match ed.error_at(field) {
         Some(e) => html! { <small class="field-error" role="alert">{ e.to_string() }</small> },

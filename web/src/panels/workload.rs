@@ -2,7 +2,7 @@
 //! tools' names, each variant's own changes (pinning), a sweep, seed and
 //! repeats.
 
-use crate::fields::{self, EditorHandle};
+use crate::fields::{self, plain, EditorHandle};
 use crate::state::Edit;
 use schedlab::workload::bench::KINDS;
 use web_sys::HtmlInputElement;
@@ -11,15 +11,6 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub editor: EditorHandle,
-}
-
-/// A JSON scalar as a user types it (strings unquoted).
-pub fn plain(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => String::new(),
-        other => other.to_string(),
-    }
 }
 
 #[function_component]
