@@ -17,6 +17,14 @@ pub fn replays(source: &str) -> String {
     }
 }
 
+/// The first sentence of a description: what the experiment shows.
+pub fn first_sentence(text: &str) -> &str {
+    match text.find(". ") {
+        Some(i) => &text[..=i],
+        None => text,
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub on_pick: Callback<Edit>,
@@ -35,10 +43,10 @@ pub fn Gallery(props: &Props) -> Html {
         Some(html! {
             <li>
                 <button class={classes!("card", current.then_some("current"))} data-preset={name} onclick={pick}
-                    aria-pressed={current.to_string()}>
+                    aria-pressed={current.to_string()} title={exp.description.clone()}>
                     <span class="card-title">{ name }</span>
                     <span class="card-replays">{ replays(&exp.source) }</span>
-                    <span class="card-text">{ exp.description.clone() }</span>
+                    <span class="card-text">{ first_sentence(&exp.description).to_string() }</span>
                 </button>
             </li>
         })
