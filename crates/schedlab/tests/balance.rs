@@ -2,10 +2,13 @@
 //! idle CPUs do not stay idle next to overloaded ones, cache-hot tasks wait
 //! for cache_nice_tries failures, new-idle balancing follows its flag.
 
+mod common;
+
+use common::machine;
 use proptest::prelude::*;
 use schedlab::engine::{Sim, SimConfig};
 use schedlab::policy::{Era, PolicySpec};
-use schedlab::topology::{preset, HwCosts, Layout, MachineSpec, Numbering, Shape, Topology};
+use schedlab::topology::{preset, HwCosts, Topology};
 use schedlab::workload::program::{Workload, WorkloadSpec};
 
 fn sim(topology: Topology, policy: PolicySpec, tasks: &[String], duration_ns: u64) -> Sim {
@@ -169,24 +172,6 @@ fn cache_hot_tasks_move_only_after_cache_nice_tries_failures() {
     assert!(refused(&c) >= 10, "{c:?}");
 }
 
-fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32) -> Topology {
-    Topology::from_spec(&MachineSpec {
-        name: "random".into(),
-        description: String::new(),
-        layout: Layout::Shape(Shape {
-            nodes,
-            packages_per_node: 1,
-            llcs_per_package: llcs,
-            cores_per_llc: cores,
-            threads_per_core: threads,
-            numbering: Numbering::SiblingsSplit,
-        }),
-        distances: None,
-        costs: HwCosts::default(),
-    })
-    .unwrap()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
 
@@ -197,7 +182,7 @@ proptest! {
         nodes in 1u32..=2, llcs in 1u32..=2, cores in 1u32..=4, threads in 1u32..=2,
         era in 0usize..4, extra in 0usize..8,
     ) {
-        let topo = machine(nodes, llcs, cores, threads);
+        let topo = machine(nodes, llcs, cores, threads, HwCosts::default());
         let n = topo.ncpus();
         let count = (n / 2).max(2) + extra;
         let mut s = sim(topo, PolicySpec::era(Era::ALL[era]), &hogs_on_cpu0(count), 3_000_000_000);

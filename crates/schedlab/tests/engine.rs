@@ -1,29 +1,14 @@
 //! The engine on small machines: closed-form costs, invariants under random
 //! machines and task mixes (proptest), determinism, idle states.
 
+mod common;
+
+use common::machine;
 use proptest::prelude::*;
 use schedlab::engine::{RunOutput, Sim, SimConfig};
 use schedlab::policy::{Era, PolicySpec};
-use schedlab::topology::{HwCosts, Layout, MachineSpec, Numbering, Shape, Topology};
+use schedlab::topology::{HwCosts, Topology};
 use schedlab::workload::program::{Workload, WorkloadSpec};
-
-fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) -> Topology {
-    Topology::from_spec(&MachineSpec {
-        name: "test".into(),
-        description: String::new(),
-        layout: Layout::Shape(Shape {
-            nodes,
-            packages_per_node: 1,
-            llcs_per_package: llcs,
-            cores_per_llc: cores,
-            threads_per_core: threads,
-            numbering: Numbering::SiblingsSplit,
-        }),
-        distances: None,
-        costs,
-    })
-    .unwrap()
-}
 
 fn run(
     topo: &Topology,
