@@ -124,6 +124,9 @@ pub struct Point {
     pub timeline: Vec<(String, u64, PolicySpec)>,
     pub workload: Benchmark,
     pub seed: u64,
+    /// Whether the run records a trace window: only each variant's first
+    /// point (first sweep value, first repeat), the one that is drawn.
+    pub traced: bool,
 }
 
 /// What one point gave.
@@ -134,7 +137,8 @@ pub struct PointOutcome {
     pub text: String,
     pub counters: BTreeMap<String, u64>,
     pub events: u64,
-    /// A short window of the run, every switch, wakeup and migration in it.
+    /// A short window of the run, every switch, wakeup and migration in it
+    /// (empty unless the point is `traced`).
     pub trace: Trace,
 }
 
@@ -261,6 +265,7 @@ impl Experiment {
                         timeline: timeline.clone(),
                         workload: workload.clone(),
                         seed: repeat_seed(self.seed, repeat),
+                        traced: xi == 0 && repeat == 0,
                     });
                 }
             }
@@ -297,7 +302,7 @@ pub fn run_point(
         seed: point.seed,
         duration_ns: built.duration_ns,
         measure_from_ns: built.measure_from_ns,
-        trace: Some(TraceWindow {
+        trace: point.traced.then_some(TraceWindow {
             start_ns: built.measure_from_ns + TRACE_OFFSET_NS,
             end_ns: built.measure_from_ns + TRACE_OFFSET_NS + TRACE_LEN_NS,
             max_events: TRACE_MAX_EVENTS,
@@ -331,12 +336,16 @@ pub fn run_point(
     let out: RunOutput = sim.finish();
     let report = point.workload.report(&out);
     let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
-    let trace = Trace {
-        start_ns,
-        end_ns: (start_ns + TRACE_LEN_NS).min(out.end_ns.max(start_ns)),
-        ncpus: n,
-        tasks: out.tasks.iter().map(|t| t.name.clone()).collect(),
-        events: out.trace,
+    let trace = if point.traced {
+        Trace {
+            start_ns,
+            end_ns: (start_ns + TRACE_LEN_NS).min(out.end_ns.max(start_ns)),
+            ncpus: n,
+            tasks: out.tasks.iter().map(|t| t.name.clone()).collect(),
+            events: out.trace,
+        }
+    } else {
+        Trace::default()
     };
     Ok(PointOutcome {
         value: report.value,
@@ -450,7 +459,7 @@ pub fn first_traces(
     points
         .iter()
         .zip(outcomes)
-        .filter(|(p, _)| p.x == 0 && p.repeat == 0)
+        .filter(|(p, _)| p.traced)
         .map(|(p, o)| (exp.variants[p.variant].label.clone(), o.trace.clone()))
         .collect()
 }
