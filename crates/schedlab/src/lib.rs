@@ -28,6 +28,7 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod explain;
+pub mod fidelity;
 pub mod knobs;
 pub mod limits;
 pub mod load;

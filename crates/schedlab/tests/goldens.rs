@@ -1,0 +1,95 @@
+//! The oracle for refactoring: every preset's results JSON (the bytes
+//! `schedlab run PRESET --format json --jobs 1` prints), its explanation, and
+//! the fidelity table, committed under tests/golden/. A change that moves
+//! any of them either is a named fix that updates them in its own commit
+//! (run with SCHEDLAB_BLESS=1 to rewrite them) or is a bug.
+
+use schedlab::experiment::{run_all, Results};
+use schedlab::{explain, fidelity, presets};
+use std::path::PathBuf;
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/results")
+}
+
+/// Every preset's results, run on two threads (the machine has two cores).
+fn all_results() -> Vec<(&'static str, Results)> {
+    let names: Vec<&'static str> = presets::names().collect();
+    let (odd, even): (Vec<_>, Vec<_>) = names.iter().enumerate().partition(|(i, _)| i % 2 == 1);
+    let run = |part: Vec<(usize, &&'static str)>| {
+        part.into_iter()
+            .map(|(i, &name)| {
+                let exp = presets::get(name).unwrap();
+                (i, name, run_all(&exp, &mut |_, _| true).unwrap())
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut all = std::thread::scope(|s| {
+        let a = s.spawn(|| run(odd));
+        let mut b = run(even);
+        b.extend(a.join().unwrap());
+        b
+    });
+    all.sort_by_key(|(i, _, _)| *i);
+    all.into_iter().map(|(_, n, r)| (n, r)).collect()
+}
+
+/// Compares `actual` with the golden file `name`, or rewrites it when blessing.
+fn check(name: &str, actual: &str, mismatches: &mut Vec<String>) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        std::fs::create_dir_all(golden_dir()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with SCHEDLAB_BLESS=1 to write it)",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        mismatches.push(format!(
+            "{name}: first difference at line {}: expected {:?}, got {:?}",
+            line + 1,
+            expected.lines().nth(line).unwrap_or("<end>"),
+            actual.lines().nth(line).unwrap_or("<end>")
+        ));
+    }
+}
+
+#[test]
+fn every_preset_result_explanation_and_the_fidelity_table_match_the_goldens() {
+    let results = all_results();
+    let mut mismatches = Vec::new();
+    let mut explanations = String::new();
+    for (name, r) in &results {
+        check(
+            &format!("{name}.json"),
+            &(r.to_json() + "\n"),
+            &mut mismatches,
+        );
+        explanations.push_str(&format!("{name}: {}\n", explain::explain(r)));
+    }
+    check("explanations.txt", &explanations, &mut mismatches);
+    let table = fidelity::table(&mut |preset| {
+        Ok(results
+            .iter()
+            .find(|(n, _)| *n == preset)
+            .expect("a preset")
+            .1
+            .clone())
+    })
+    .unwrap();
+    check("fidelity.txt", &table, &mut mismatches);
+    assert!(
+        mismatches.is_empty(),
+        "results moved (a named fix updates the goldens with SCHEDLAB_BLESS=1 in its own commit):\n{}",
+        mismatches.join("\n")
+    );
+}
