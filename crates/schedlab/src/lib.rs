@@ -19,9 +19,9 @@
 //! - [`explain`]: sentences on the largest difference between variants.
 //! - [`trace_export`]: a run's traced window as Chrome trace-event JSON.
 
-pub mod cfs;
 pub mod codec;
 pub mod cost;
+pub mod counters;
 pub mod cpuset;
 pub mod domains;
 pub mod engine;
@@ -31,10 +31,10 @@ pub mod explain;
 pub mod fidelity;
 pub mod knobs;
 pub mod limits;
-pub mod load;
 pub mod policy;
 pub mod presets;
 pub mod report;
+pub mod sched;
 pub mod topology;
 pub mod trace_export;
 pub mod workload;

@@ -1,6 +1,7 @@
 //! The first replays, by mechanism: the re-tune commit's pipe-test on the
 //! 16-CPU 2008 box, and the 2-vCPU guest of shared/reference/seeds.md.
 
+use schedlab::counters::Reason;
 use schedlab::engine::{RunOutput, Sim, SimConfig};
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::topology::{preset, Topology};
@@ -129,7 +130,7 @@ fn the_trace_window_records_placement_branches() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::Wakeup { target, reason, .. } => Some((*target, reason.as_ref())),
+            TraceEvent::Wakeup { target, reason, .. } => Some((*target, *reason)),
             _ => None,
         })
         .collect();
@@ -137,7 +138,7 @@ fn the_trace_window_records_placement_branches() {
     let cpu = wakeups[0].0;
     let odd: Vec<_> = wakeups
         .iter()
-        .filter(|&&(target, reason)| target != cpu || reason != "prev")
+        .filter(|&&(target, reason)| target != cpu || reason != Reason::Prev)
         .collect();
     assert!(odd.is_empty(), "{odd:?}");
 }

@@ -5,10 +5,10 @@
 use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
-use crate::cfs::CfsRq;
 use crate::cost::WORK_SCALE;
-use crate::load::CpuLoad;
 use crate::policy::Feature;
+use crate::sched::cfs::CfsRq;
+use crate::sched::load::CpuLoad;
 
 /// What a CPU's time is being counted as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,7 +257,7 @@ impl Sim {
         let mut next = self.cpus[cpu]
             .rq
             .pick_next(&self.ents, &self.policy.tunables);
-        if next.is_none() && crate::policy::balance::newidle_balance(self, cpu) {
+        if next.is_none() && crate::sched::balance::newidle_balance(self, cpu) {
             next = self.cpus[cpu]
                 .rq
                 .pick_next(&self.ents, &self.policy.tunables);
@@ -309,7 +309,7 @@ impl Sim {
         // A core whose threads are all idle is an idle core (SMT only).
         if self.siblings[cpu].len() > 1 && self.siblings[cpu].iter().all(|&s| self.cpu_idle(s)) {
             let llc = self.topo.cpus[cpu].llc;
-            self.llc_has_idle_cores[llc] = true;
+            self.sched.llc_has_idle_cores[llc] = true;
         }
         if was_running {
             self.trace_event(TraceEvent::Switch {
@@ -376,30 +376,15 @@ impl Sim {
         if let Some(curr) = self.cpus[cpu].rq.curr {
             self.touch_task(curr);
         }
-        let current = self.instant_load(cpu);
+        let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
-        crate::policy::balance::rebalance_domains(self, cpu);
+        crate::sched::balance::rebalance_domains(self, cpu);
         if self.cpus[cpu].state == CpuState::Running
             && self.cpus[cpu]
                 .rq
                 .tick_preempts(&self.ents, self.policy.era, &self.policy.tunables)
         {
             self.resched_local(cpu);
-        }
-    }
-
-    /// The load the cpu_load[] history samples: the queue's weight in
-    /// 2.6.2x, its runnable PELT load later.
-    pub(crate) fn instant_load(&self, cpu: usize) -> u64 {
-        let rq = &self.cpus[cpu].rq;
-        if self.policy.era.is_legacy() {
-            rq.load_weight
-        } else {
-            rq.curr
-                .into_iter()
-                .chain(rq.queued())
-                .map(|t| self.ents[t].pelt.load_avg)
-                .sum()
         }
     }
 

@@ -3,23 +3,27 @@
 //! wakeups delivered locally, by direct remote enqueue or by IPI; the tick.
 //!
 //! Submodules split the work: [`cpu`] runs CPUs (segments, scheduling, idle,
-//! preemption, the tick), [`task`] runs programs (channels, blocking,
-//! wakeups, fork), [`invariants`] checks the model's invariants. Placement
-//! decisions are asked of [`crate::policy::wakeup`].
+//! the tick), [`task`] runs programs (channels, blocking, wakeups, fork),
+//! [`invariants`] checks the model's invariants, `sched_env` gives the
+//! scheduler its view of the machine. Placement, balancing and preemption
+//! are decided by [`crate::sched`], never here.
 
 mod cpu;
 mod invariants;
 pub mod queue;
+mod sched_env;
 pub mod stats;
 mod task;
 
-use crate::cfs::Entity;
 use crate::cost::CostModel;
+use crate::counters::{Cause, Counter, Distance, IDLE_ENTER_PREFIX};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::policy::{KernelPolicy, PolicySpec};
+use crate::sched::cfs::Entity;
+use crate::sched::SchedState;
 use crate::topology::Topology;
 use crate::workload::program::{Workload, WorkloadSpec};
 use queue::{Event, EventQueue};
@@ -115,22 +119,21 @@ impl CounterIds {
                 .costs
                 .cstates
                 .iter()
-                .map(|s| c.id(&format!("idle.enter.{}", s.name)))
+                .map(|s| c.id(&format!("{IDLE_ENTER_PREFIX}{}", s.name)))
                 .collect(),
-            ttwu_local: c.id("ttwu.local"),
-            ttwu_remote: c.id("ttwu.remote"),
-            ttwu_remote_at: ["smt", "llc", "other_llc", "other_node"]
-                .map(|d| c.id(&format!("ttwu.remote.{d}"))),
-            ipi_sent: c.id("ipi.sent"),
-            ttwu_sync: c.id("ttwu.sync"),
-            switches: c.id("sched.switches"),
-            forks: c.id("sched.forks"),
+            ttwu_local: c.id(&Counter::TtwuLocal.to_string()),
+            ttwu_remote: c.id(&Counter::TtwuRemote.to_string()),
+            ttwu_remote_at: Distance::ALL.map(|d| c.id(&Counter::TtwuRemoteAt(d).to_string())),
+            ipi_sent: c.id(&Counter::IpiSent.to_string()),
+            ttwu_sync: c.id(&Counter::TtwuSync.to_string()),
+            switches: c.id(&Counter::Switches.to_string()),
+            forks: c.id(&Counter::Forks.to_string()),
         }
     }
 }
 
-/// The simulation. Fields are crate-visible so that policy code can read
-/// the state it decides on.
+/// The simulation. The scheduler reads and changes it through
+/// [`SchedEnv`] (implemented in `sched_env.rs`).
 pub struct Sim {
     pub(crate) now: u64,
     queue: EventQueue,
@@ -160,18 +163,10 @@ pub struct Sim {
     check_invariants: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
-    /// Per LLC: some core has all its threads idle (set on idle, cleared by scans).
-    pub(crate) llc_has_idle_cores: Vec<bool>,
-    /// Per LLC: the moving average of select_idle_cpu's scan time (SIS_PROP).
-    pub(crate) llc_avg_scan_cost_ns: Vec<u64>,
     /// Scan time of the wakeups of the current waker, charged to it.
     wakeup_scan_ns: u64,
-    /// Load-balancing state per CPU and domain level.
-    pub(crate) lb: Vec<Vec<crate::policy::balance::LbState>>,
-    /// Counters named by (prefix, level, branch), interned on first use and
-    /// cached by the strings' addresses (a lookup on every wakeup, so no
-    /// string comparisons; the counters themselves are keyed by name).
-    named: std::collections::HashMap<[usize; 4], usize>,
+    /// The scheduler's own state (balancing timers, idle-core hints).
+    pub(crate) sched: SchedState,
 }
 
 impl Sim {
@@ -186,7 +181,7 @@ impl Sim {
         let mut counters = Counters::default();
         let ids = CounterIds::new(&mut counters, &topo);
         let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
-        let nllc = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1);
+        let sched = SchedState::new(&topo, &domains, 0);
         let mut sim = Sim {
             now: 0,
             queue: EventQueue::default(),
@@ -225,13 +220,9 @@ impl Sim {
             duration_set: cfg.duration_ns.is_some(),
             check_invariants: cfg.check_invariants,
             seg_touched: Vec::new(),
-            llc_has_idle_cores: vec![false; nllc],
-            llc_avg_scan_cost_ns: vec![0; nllc],
             wakeup_scan_ns: 0,
-            named: std::collections::HashMap::new(),
-            lb: Vec::new(),
+            sched,
         };
-        sim.reset_balance_state();
         let tick = sim.policy.tunables.tick_ns();
         for c in 0..n {
             sim.queue.push(tick, Event::Tick { cpu: c });
@@ -284,25 +275,9 @@ impl Sim {
     pub fn set_policy(&mut self, policy: KernelPolicy) -> Result<()> {
         self.domains = Domains::build(&self.topo, &policy)?;
         self.policy = policy;
-        self.reset_balance_state();
+        self.sched
+            .reset_balance(&self.topo, &self.domains, self.now);
         Ok(())
-    }
-
-    /// Balance intervals start at each level's initial value.
-    fn reset_balance_state(&mut self) {
-        let now = self.now;
-        self.lb = (0..self.topo.ncpus())
-            .map(|c| {
-                self.domains
-                    .of(c)
-                    .map(|d| crate::policy::balance::LbState {
-                        last_balance_ns: now,
-                        interval_ms: d.params.initial_interval_ms.max(1) as u64,
-                        nr_balance_failed: 0,
-                    })
-                    .collect()
-            })
-            .collect();
     }
 
     /// True once every task has exited or the end time is reached.
@@ -404,53 +379,23 @@ impl Sim {
         }
     }
 
-    /// Bumps the counter "prefix.level.branch" (or "prefix.branch" when
-    /// `level` is empty).
-    pub(crate) fn bump_named(
-        &mut self,
-        prefix: &'static str,
-        level: &'static str,
-        branch: &'static str,
-    ) {
-        let key = [
-            prefix.as_ptr() as usize,
-            level.as_ptr() as usize,
-            level.len(),
-            branch.as_ptr() as usize,
-        ];
-        let id = match self.named.get(&key) {
-            Some(&id) => id,
-            None => {
-                let name = if level.is_empty() {
-                    format!("{prefix}.{branch}")
-                } else {
-                    format!("{prefix}.{level}.{branch}")
-                };
-                let id = self.counters.id(&name);
-                self.named.insert(key, id);
-                id
-            }
-        };
-        self.counters.bump(id);
-    }
-
     /// Counts what a placement decided: the wake_affine / select_idle_sibling
     /// branch and the domain level a migration crossed.
-    fn count_placement(&mut self, placed: &crate::policy::wakeup::Placement, prev: usize) {
-        for &(prefix, level, branch) in placed.path.iter().flatten() {
-            self.bump_named(prefix, level, branch);
+    fn count_placement(&mut self, placed: &crate::sched::wakeup::Placement, prev: usize) {
+        for &c in placed.path.iter().flatten() {
+            self.counters.count(c);
         }
         if placed.cpu != prev {
             let level = self
                 .domains
                 .lowest_spanning(prev, placed.cpu)
                 .map_or("none", |d| d.level);
-            let kind = if placed.fork {
-                "migrations.fork"
+            let cause = if placed.fork {
+                Cause::Fork
             } else {
-                "migrations.wakeup"
+                Cause::Wakeup
             };
-            self.bump_named(kind, "", level);
+            self.counters.count(Counter::Migration { cause, level });
         }
     }
 

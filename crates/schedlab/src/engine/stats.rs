@@ -1,8 +1,8 @@
 //! What a run reports: CPU time by kind, named counters, timing points
 //! (marks), and a bounded trace window.
 
+use crate::counters::{Counter, Reason};
 use serde::Serialize;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Where a CPU's time went. busy + idle + overhead = elapsed, exactly.
@@ -28,6 +28,8 @@ pub struct Counters {
     names: Vec<String>,
     values: Vec<u64>,
     index: BTreeMap<String, usize>,
+    /// Typed counters' indexes, interned on first use.
+    typed: std::collections::HashMap<Counter, usize>,
 }
 
 impl Counters {
@@ -40,6 +42,19 @@ impl Counters {
         self.values.push(0);
         self.index.insert(name.to_string(), self.names.len() - 1);
         self.names.len() - 1
+    }
+
+    /// Bumps a typed counter.
+    pub fn count(&mut self, c: Counter) {
+        let id = match self.typed.get(&c) {
+            Some(&id) => id,
+            None => {
+                let id = self.id(&c.to_string());
+                self.typed.insert(c, id);
+                id
+            }
+        };
+        self.values[id] += 1;
     }
 
     pub fn add(&mut self, id: usize, n: u64) {
@@ -157,8 +172,7 @@ impl MarkStats {
 }
 
 /// One scheduling event in the trace window. Reasons are the placement
-/// branch or balancer that decided (`Cow` so that the engine never
-/// allocates for them, and outcomes can still be read back from JSON).
+/// branch or balancer that decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TraceEvent {
@@ -175,7 +189,7 @@ pub enum TraceEvent {
         task: usize,
         waker_cpu: usize,
         target: usize,
-        reason: Cow<'static, str>,
+        reason: Reason,
     },
     /// `task` moved from `from` to `to` because of `reason`.
     Migrate {
@@ -183,7 +197,7 @@ pub enum TraceEvent {
         task: usize,
         from: usize,
         to: usize,
-        reason: Cow<'static, str>,
+        reason: Reason,
     },
 }
 

@@ -5,12 +5,14 @@
 use super::cpu::{CpuState, SegKind};
 use super::stats::TraceEvent;
 use super::{Event, Sim};
-use crate::cfs::{weight_of_nice, Entity};
+use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::limits;
-use crate::policy::wakeup::{self, WakeKind};
 use crate::policy::Feature;
+use crate::sched::cfs::{weight_of_nice, Entity};
+use crate::sched::wakeup::{self, WakeKind};
+use crate::sched::TaskSched;
 use crate::workload::program::{ChannelKind, ChannelSpec, Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
@@ -78,16 +80,8 @@ pub(crate) struct Task {
     rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
-    /// The task this one last woke, and how often that changed (wake_wide).
-    pub last_wakee: Option<usize>,
-    pub wakee_flips: u64,
-    pub wakee_flip_decay_ns: u64,
-    /// 2.6.2x: how long the task runs on after waking another before it
-    /// sleeps (a 1/8-weight average), and its runtime when it last woke one.
-    pub avg_overlap_ns: u64,
-    pub last_wakeup_exec: Option<u64>,
-    /// 6.5: the CPU the task ran on before its previous one.
-    pub recent_used_cpu: usize,
+    /// What the scheduler keeps about the task (wakee flips, overlap, ...).
+    pub sched: TaskSched,
 }
 
 #[derive(Debug, Clone)]
@@ -171,21 +165,20 @@ impl Sim {
             rng: Pcg32::new(mix(self.seed ^ mix(id as u64)), id as u64),
             last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
-            last_wakee: None,
-            wakee_flips: 0,
-            wakee_flip_decay_ns: self.now,
-            avg_overlap_ns: 0,
-            last_wakeup_exec: None,
-            recent_used_cpu: parent_cpu,
+            sched: TaskSched {
+                wakee_flip_decay_ns: self.now,
+                recent_used_cpu: parent_cpu,
+                ..TaskSched::default()
+            },
         });
         self.ents.push(Entity::new(weight, self.now));
         let placed = match self.workload.templates[tpl].start_cpu {
-            Some(cpu) => wakeup::Placement::new(cpu, "start_cpu"),
+            Some(cpu) => wakeup::Placement::new(cpu, Reason::StartCpu),
             None => wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork),
         };
         let (cpu, reason) = (placed.cpu, placed.reason);
         self.tasks[id].cpu = cpu;
-        self.tasks[id].recent_used_cpu = cpu;
+        self.tasks[id].sched.recent_used_cpu = cpu;
         self.counters.bump(self.ids.forks);
         self.count_placement(&placed, parent_cpu);
         if cpu != parent_cpu {
@@ -194,12 +187,12 @@ impl Sim {
                 task: id,
                 from: parent_cpu,
                 to: cpu,
-                reason: reason.into(),
+                reason,
             });
         }
         // wake_up_new_task: initial load, fork placement, enqueue, preemption check.
         self.touch_rq(cpu);
-        let pelt = crate::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
+        let pelt = crate::sched::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
         self.ents[id].pelt = pelt;
         self.cpus[cpu].rq.pelt.attach(&pelt, weight);
         let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
@@ -415,7 +408,7 @@ impl Sim {
             }
         }
         if woken > 1 {
-            self.bump_named("wakeup", "", "one_to_many");
+            self.counters.count(Counter::WakeupOneToMany);
         }
         if woken > 0 {
             // Each wakeup's work, plus the CPUs its placement scanned.
@@ -430,11 +423,12 @@ impl Sim {
         self.touch_rq(cpu);
         self.touch_task(task);
         // avg_overlap: how long the task ran on after it last woke another.
-        if let Some(at) = self.tasks[task].last_wakeup_exec.take() {
+        if let Some(at) = self.tasks[task].sched.last_wakeup_exec.take() {
             let sample = self.ents[task].sum_exec_ns - at;
             let t = &mut self.tasks[task];
-            t.avg_overlap_ns =
-                (t.avg_overlap_ns as i64 + (sample as i64 - t.avg_overlap_ns as i64) / 8) as u64;
+            t.sched.avg_overlap_ns = (t.sched.avg_overlap_ns as i64
+                + (sample as i64 - t.sched.avg_overlap_ns as i64) / 8)
+                as u64;
         }
         self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
         self.tasks[task].state = TaskState::Blocked(wait);
@@ -491,7 +485,7 @@ impl Sim {
         self.touch_rq(prev);
         let waker = waker_cpu.and_then(|c| self.cpus[c].rq.curr);
         if let Some(w) = waker {
-            self.tasks[w].last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
+            self.tasks[w].sched.last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
         }
         if sync {
             self.counters.bump(self.ids.ttwu_sync);
@@ -505,7 +499,7 @@ impl Sim {
             task,
             waker_cpu: this,
             target,
-            reason: reason.into(),
+            reason,
         });
         if target != prev {
             self.trace_event(TraceEvent::Migrate {
@@ -513,7 +507,7 @@ impl Sim {
                 task,
                 from: prev,
                 to: target,
-                reason: reason.into(),
+                reason,
             });
         }
         if target == this {
@@ -597,13 +591,7 @@ impl Sim {
     }
 
     /// Moves a queued (not running) task to another CPU (load balancing).
-    pub(crate) fn migrate_queued(
-        &mut self,
-        task: usize,
-        from: usize,
-        to: usize,
-        reason: &'static str,
-    ) {
+    pub(crate) fn migrate_queued(&mut self, task: usize, from: usize, to: usize, reason: Reason) {
         self.touch_task(task);
         self.touch_rq(from);
         self.cpus[from].rq.dequeue(task, &self.ents);
@@ -615,7 +603,7 @@ impl Sim {
             task,
             from,
             to,
-            reason: reason.into(),
+            reason,
         });
         self.notify_enqueued(to, task, false);
     }
@@ -637,7 +625,7 @@ impl Sim {
         self.touch_task(task);
         self.cpus[from].rq.put_prev(task, &self.ents);
         self.tasks[task].state = TaskState::Queued(from);
-        self.migrate_queued(task, from, to, "active_balance");
+        self.migrate_queued(task, from, to, Reason::ActiveBalance);
         self.schedule(from);
         true
     }

@@ -6,13 +6,10 @@
 //! typo is an error listing the valid names); [`KernelPolicy`] is the checked
 //! form. The domain templates themselves live in [`crate::domains`].
 
-pub mod balance;
 mod era;
 mod features;
 mod flags;
-pub(crate) mod groups;
 mod tunables;
-pub mod wakeup;
 
 pub use era::Era;
 pub use features::{Feature, FeatureSet};

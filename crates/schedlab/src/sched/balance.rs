@@ -6,28 +6,13 @@
 //! from the cpu_load[] history (max_pull and the small-imbalance fix-up);
 //! 6.5 classifies groups and migrates load, utilisation or tasks.
 
-use crate::engine::Sim;
-use crate::load::SCHED_CAPACITY_SCALE;
-use crate::policy::groups::{group_stats, GroupType};
-use crate::policy::wakeup::legacy_loads;
+pub use crate::counters::IdleType;
+use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::policy::{Era, SdFlag};
-
-/// Why a balance runs (the kernel's cpu_idle_type).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdleType {
-    Idle,
-    Busy,
-    NewIdle,
-}
-
-/// Per CPU and domain level: when it last balanced, its current interval,
-/// and how many balances in a row failed to move anything.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct LbState {
-    pub last_balance_ns: u64,
-    pub interval_ms: u64,
-    pub nr_balance_failed: u32,
-}
+use crate::sched::groups::{group_stats, GroupType};
+use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::wakeup::legacy_loads;
+use crate::sched::{instant_load, SchedEnv};
 
 /// What to move (6.5's migration types; load for the older eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,18 +31,18 @@ struct Imbalance {
 
 /// The periodic balance of `cpu` at a tick: each level whose interval has
 /// passed, if this CPU is the one of its group that balances.
-pub(crate) fn rebalance_domains(sim: &mut Sim, cpu: usize) {
-    let mut idle = if sim.cpu_idle(cpu) {
+pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
+    let mut idle = if env.cpu_idle(cpu) {
         IdleType::Idle
     } else {
         IdleType::Busy
     };
-    let tick_ms = (sim.policy.tunables.tick_ns() / 1_000_000).max(1);
-    let max_ms = (sim.policy.tunables.hz * sim.topo.ncpus() as u64 / 10).max(1) * tick_ms;
-    let levels = sim.domains.of(cpu).len();
+    let tick_ms = (env.policy().tunables.tick_ns() / 1_000_000).max(1);
+    let max_ms = (env.policy().tunables.hz * env.topology().ncpus() as u64 / 10).max(1) * tick_ms;
+    let levels = env.domains().of(cpu).len();
     for level in 0..levels {
-        let d = sim.domains.of(cpu).nth(level).expect("level exists");
-        if needs_load_balance_flag(sim.policy.era) && !d.has(SdFlag::LoadBalance) {
+        let d = env.domains().of(cpu).nth(level).expect("level exists");
+        if needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance) {
             continue;
         }
         let busy_factor = if idle == IdleType::Busy {
@@ -65,16 +50,17 @@ pub(crate) fn rebalance_domains(sim: &mut Sim, cpu: usize) {
         } else {
             1
         };
-        let st = sim.lb[cpu][level];
+        let st = env.state().lb[cpu][level];
         let interval_ms = (st.interval_ms * busy_factor).clamp(tick_ms, max_ms);
-        if sim.now < st.last_balance_ns + interval_ms * 1_000_000 {
+        if env.now() < st.last_balance_ns + interval_ms * 1_000_000 {
             continue;
         }
-        sim.lb[cpu][level].last_balance_ns = sim.now;
-        if !should_we_balance(sim, cpu, level) {
+        let now = env.now();
+        env.state_mut().lb[cpu][level].last_balance_ns = now;
+        if !should_we_balance(env, cpu, level) {
             continue;
         }
-        if load_balance(sim, cpu, level, idle) > 0 {
+        if load_balance(env, cpu, level, idle) > 0 {
             // Having pulled, this CPU is busy for the levels above.
             idle = IdleType::Busy;
         }
@@ -86,15 +72,15 @@ fn needs_load_balance_flag(era: Era) -> bool {
 }
 
 /// Only one CPU per group balances a level: its first idle CPU, else its first.
-fn should_we_balance(sim: &Sim, cpu: usize, level: usize) -> bool {
-    let d = sim.domains.of(cpu).nth(level).expect("level exists");
+fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
+    let d = env.domains().of(cpu).nth(level).expect("level exists");
     let Some(g) = d.group_of(cpu) else {
         return false;
     };
     let group = &d.groups[g];
     let chosen = group
         .iter()
-        .find(|&c| sim.cpu_idle(c))
+        .find(|&c| env.cpu_idle(c))
         .or_else(|| group.first());
     chosen == Some(cpu)
 }
@@ -103,23 +89,23 @@ fn should_we_balance(sim: &Sim, cpu: usize, level: usize) -> bool {
 /// SD_BALANCE_NEWIDLE bottom-up and stops at the first pull. 2.6.2x has no
 /// gate; later eras skip it when this CPU's average idle is shorter than
 /// migration_cost. Returns whether a task was pulled.
-pub(crate) fn newidle_balance(sim: &mut Sim, cpu: usize) -> bool {
-    if !sim.policy.era.is_legacy()
-        && sim.cpus[cpu].avg_idle_ns < sim.policy.tunables.migration_cost_ns
+pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
+    if !env.policy().era.is_legacy()
+        && env.avg_idle_ns(cpu) < env.policy().tunables.migration_cost_ns
     {
-        sim.bump_named("newidle", "", "skipped");
+        env.count(Counter::NewIdleSkipped);
         return false;
     }
-    let levels = sim.domains.of(cpu).len();
+    let levels = env.domains().of(cpu).len();
     for level in 0..levels {
-        let d = sim.domains.of(cpu).nth(level).expect("level exists");
+        let d = env.domains().of(cpu).nth(level).expect("level exists");
         if !d.has(SdFlag::BalanceNewidle)
-            || (needs_load_balance_flag(sim.policy.era) && !d.has(SdFlag::LoadBalance))
+            || (needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance))
         {
             continue;
         }
-        if load_balance(sim, cpu, level, IdleType::NewIdle) > 0 {
-            sim.bump_named("newidle", "", "pulled");
+        if load_balance(env, cpu, level, IdleType::NewIdle) > 0 {
+            env.count(Counter::NewIdlePulled);
             return true;
         }
     }
@@ -128,8 +114,8 @@ pub(crate) fn newidle_balance(sim: &mut Sim, cpu: usize) -> bool {
 
 /// One load_balance at `level` of `this`: find the busiest group and queue,
 /// move tasks, fall back to active balance. Returns the tasks moved.
-fn load_balance(sim: &mut Sim, this: usize, level: usize, idle: IdleType) -> usize {
-    let d = sim.domains.of(this).nth(level).expect("level exists");
+fn load_balance(env: &mut impl SchedEnv, this: usize, level: usize, idle: IdleType) -> usize {
+    let d = env.domains().of(this).nth(level).expect("level exists");
     let name = d.level;
     let (max_interval, min_interval, cache_nice_tries) = (
         d.params.max_interval_ms as u64,
@@ -137,66 +123,62 @@ fn load_balance(sim: &mut Sim, this: usize, level: usize, idle: IdleType) -> usi
         d.params.cache_nice_tries,
     );
     let smt = d.has(SdFlag::ShareCpuCapacity);
-    let Some(imb) = find_busiest_group(sim, this, level, idle) else {
-        sim.bump_named("lb", name, balanced_name(idle));
-        let st = &mut sim.lb[this][level];
+    let Some(imb) = find_busiest_group(env, this, level, idle) else {
+        env.count(lb(name, idle, LbOutcome::Balanced));
+        let st = &mut env.state_mut().lb[this][level];
         st.nr_balance_failed = 0;
         st.interval_ms = (st.interval_ms * 2).min(max_interval.max(1));
         return 0;
     };
-    sim.bump_named("lb", name, imbalanced_name(idle));
-    sim.lb[this][level].interval_ms = min_interval.max(1);
-    let group = sim
-        .domains
+    env.count(lb(name, idle, LbOutcome::Imbalanced));
+    env.state_mut().lb[this][level].interval_ms = min_interval.max(1);
+    let group = env
+        .domains()
         .of(this)
         .nth(level)
         .expect("level exists")
         .groups[imb.group];
-    let Some(busiest) = find_busiest_queue(sim, &group, this, &imb) else {
+    let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
         return 0;
     };
-    let failed = sim.lb[this][level].nr_balance_failed;
+    let failed = env.state().lb[this][level].nr_balance_failed;
     let hot_ok = smt || failed > cache_nice_tries;
-    let moved = detach_and_attach(sim, busiest, this, imb, idle, hot_ok, name);
+    let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name);
     if moved > 0 {
-        sim.lb[this][level].nr_balance_failed = 0;
-        sim.bump_named("lb", name, pulled_name(idle));
+        env.state_mut().lb[this][level].nr_balance_failed = 0;
+        env.count(lb(name, idle, LbOutcome::Pulled));
         return moved;
     }
     if idle != IdleType::NewIdle {
-        sim.lb[this][level].nr_balance_failed += 1;
-        if sim.lb[this][level].nr_balance_failed > cache_nice_tries + 2
-            && sim.active_balance(busiest, this)
+        env.state_mut().lb[this][level].nr_balance_failed += 1;
+        if env.state().lb[this][level].nr_balance_failed > cache_nice_tries + 2
+            && env.active_balance(busiest, this)
         {
-            sim.bump_named("active_balance", "", name);
-            sim.lb[this][level].nr_balance_failed = cache_nice_tries + 1;
+            env.count(Counter::ActiveBalance { level: name });
+            env.state_mut().lb[this][level].nr_balance_failed = cache_nice_tries + 1;
             return 1;
         }
     }
     0
 }
 
-fn balanced_name(idle: IdleType) -> &'static str {
-    ["idle.balanced", "busy.balanced", "newidle.balanced"][idle as usize]
-}
-fn imbalanced_name(idle: IdleType) -> &'static str {
-    ["idle.imbalanced", "busy.imbalanced", "newidle.imbalanced"][idle as usize]
-}
-fn pulled_name(idle: IdleType) -> &'static str {
-    ["idle.pulled", "busy.pulled", "newidle.pulled"][idle as usize]
-}
-fn hot_name(idle: IdleType) -> &'static str {
-    [
-        "idle.hot_refused",
-        "busy.hot_refused",
-        "newidle.hot_refused",
-    ][idle as usize]
+fn lb(level: Level, idle: IdleType, outcome: LbOutcome) -> Counter {
+    Counter::Lb {
+        level,
+        idle,
+        outcome,
+    }
 }
 
-fn find_busiest_group(sim: &Sim, this: usize, level: usize, idle: IdleType) -> Option<Imbalance> {
-    match sim.policy.era {
-        Era::V6_5 => find_busiest_group_classified(sim, this, level, idle),
-        _ => find_busiest_group_by_load(sim, this, level, idle),
+fn find_busiest_group(
+    env: &impl SchedEnv,
+    this: usize,
+    level: usize,
+    idle: IdleType,
+) -> Option<Imbalance> {
+    match env.policy().era {
+        Era::V6_5 => find_busiest_group_classified(env, this, level, idle),
+        _ => find_busiest_group_by_load(env, this, level, idle),
     }
 }
 
@@ -210,22 +192,22 @@ fn find_busiest_group(sim: &Sim, this: usize, level: usize, idle: IdleType) -> O
 /// groups idle); 4.15 counts CPUs, but with PREFER_SIBLING below, a group
 /// running two more tasks than a local group with spare room is over capacity.
 fn find_busiest_group_by_load(
-    sim: &Sim,
+    env: &impl SchedEnv,
     this: usize,
     level: usize,
     idle: IdleType,
 ) -> Option<Imbalance> {
-    let d = sim.domains.of(this).nth(level).expect("level exists");
+    let d = env.domains().of(this).nth(level).expect("level exists");
     let child = level
         .checked_sub(1)
-        .and_then(|c| sim.domains.of(this).nth(c));
+        .and_then(|c| env.domains().of(this).nth(c));
     let p = &d.params;
     let idx = match idle {
         IdleType::Busy => p.busy_idx,
         IdleType::Idle => p.idle_idx,
         IdleType::NewIdle => p.newidle_idx,
     };
-    let legacy = sim.policy.era.is_legacy();
+    let legacy = env.policy().era.is_legacy();
     let shared_child =
         child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
     let prefer_sibling = !legacy && child.is_some_and(|c| c.has(SdFlag::PreferSibling));
@@ -242,11 +224,11 @@ fn find_busiest_group_by_load(
         .map(|g| {
             let local = g.contains(this);
             let (load, weighted, nr) = g.iter().fold((0, 0, 0), |(l, w, n), i| {
-                let (src, tgt) = legacy_loads(sim, i, idx);
+                let (src, tgt) = legacy_loads(env, i, idx);
                 (
                     l + if local { tgt } else { src },
-                    w + sim.instant_load(i),
-                    n + sim.cpus[i].rq.nr_running as u64,
+                    w + instant_load(env, i),
+                    n + env.rq(i).nr_running as u64,
                 )
             });
             let cpus = g.len() as u64;
@@ -325,18 +307,18 @@ fn find_busiest_group_by_load(
 /// 6.5: classify groups, pick the busiest by type then load, bail out when
 /// balanced, and choose what to migrate.
 fn find_busiest_group_classified(
-    sim: &Sim,
+    env: &impl SchedEnv,
     this: usize,
     level: usize,
     idle: IdleType,
 ) -> Option<Imbalance> {
-    let d = sim.domains.of(this).nth(level).expect("level exists");
+    let d = env.domains().of(this).nth(level).expect("level exists");
     let pct = d.params.imbalance_pct as u64;
     let mut local = None;
-    let mut busiest: Option<(usize, crate::policy::groups::GroupStats)> = None;
+    let mut busiest: Option<(usize, crate::sched::groups::GroupStats)> = None;
     let (mut total_load, mut total_cap) = (0u64, 0u64);
     for (gi, g) in d.groups.iter().enumerate() {
-        let s = group_stats(sim, d, g, None);
+        let s = group_stats(env, d, g, None);
         total_load += s.load;
         total_cap += s.capacity;
         if g.contains(this) {
@@ -419,29 +401,29 @@ fn find_busiest_group_classified(
 /// a single task may still be chosen (moving it then fails, and repeated
 /// failures lead to active balance).
 fn find_busiest_queue(
-    sim: &Sim,
+    env: &impl SchedEnv,
     group: &crate::cpuset::CpuSet,
     this: usize,
     imb: &Imbalance,
 ) -> Option<usize> {
-    let modern = sim.policy.era == Era::V6_5;
+    let modern = env.policy().era == Era::V6_5;
     group
         .iter()
-        .filter(|&c| c != this && sim.cpus[c].rq.nr_running > 0)
+        .filter(|&c| c != this && env.rq(c).nr_running > 0)
         .filter(|&c| {
-            let rq = &sim.cpus[c].rq;
+            let rq = &env.rq(c);
             let load = if modern {
                 rq.pelt.load_avg
             } else {
-                sim.instant_load(c)
+                instant_load(env, c)
             };
             !(imb.kind == Migrate::Load && rq.nr_running == 1 && load > imb.amount)
         })
         .max_by_key(|&c| {
-            let rq = &sim.cpus[c].rq;
+            let rq = &env.rq(c);
             let key = match imb.kind {
                 Migrate::Load if modern => rq.pelt.load_avg,
-                Migrate::Load => sim.instant_load(c),
+                Migrate::Load => instant_load(env, c),
                 Migrate::Util => rq.pelt.util_avg,
                 Migrate::Task => rq.nr_running as u64,
             };
@@ -454,7 +436,7 @@ fn find_busiest_queue(
 /// until the imbalance is met; at most nr_migrate looked at; one for
 /// new-idle.
 fn detach_and_attach(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     busiest: usize,
     this: usize,
     imb: Imbalance,
@@ -462,29 +444,32 @@ fn detach_and_attach(
     hot_ok: bool,
     level: &'static str,
 ) -> usize {
-    let loop_max = (sim.policy.tunables.nr_migrate as usize).min(sim.cpus[busiest].rq.nr_running);
-    let candidates: Vec<usize> = sim.cpus[busiest].rq.queued().rev().take(loop_max).collect();
+    let loop_max = (env.policy().tunables.nr_migrate as usize).min(env.rq(busiest).nr_running);
+    let candidates: Vec<usize> = env.rq(busiest).queued().rev().take(loop_max).collect();
     let mut left = imb.amount as i64;
     let mut moved = 0;
     for t in candidates {
         if left <= 0 {
             break;
         }
-        if !sim.allowed(t).contains(this) {
+        if !env.allowed(t).contains(this) {
             continue;
         }
-        if !hot_ok && task_hot(sim, t, busiest) {
-            sim.bump_named("lb", level, hot_name(idle));
+        if !hot_ok && task_hot(env, t, busiest) {
+            env.count(lb(level, idle, LbOutcome::HotRefused));
             continue;
         }
         let load = match imb.kind {
-            Migrate::Load if sim.policy.era == Era::V6_5 => sim.ents[t].pelt.load_avg,
-            Migrate::Load => sim.ents[t].weight,
-            Migrate::Util => sim.ents[t].pelt.util_avg,
+            Migrate::Load if env.policy().era == Era::V6_5 => env.entity(t).pelt.load_avg,
+            Migrate::Load => env.entity(t).weight,
+            Migrate::Util => env.entity(t).pelt.util_avg,
             Migrate::Task => 1,
         };
-        sim.migrate_queued(t, busiest, this, "load_balance");
-        sim.bump_named("migrations.balance", "", level);
+        env.migrate_queued(t, busiest, this, Reason::LoadBalance);
+        env.count(Counter::Migration {
+            cause: Cause::Balance,
+            level,
+        });
         moved += 1;
         left -= load as i64;
         if idle == IdleType::NewIdle {
@@ -495,15 +480,15 @@ fn detach_and_attach(
 }
 
 /// A task ran within migration_cost, or is its queue's buddy (CACHE_HOT_BUDDY).
-fn task_hot(sim: &Sim, t: usize, cpu: usize) -> bool {
-    let rq = &sim.cpus[cpu].rq;
-    if sim
-        .policy
+fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize) -> bool {
+    let rq = &env.rq(cpu);
+    if env
+        .policy()
         .features
         .has(crate::policy::Feature::CacheHotBuddy)
         && (rq.next == Some(t) || rq.last == Some(t))
     {
         return true;
     }
-    sim.now.saturating_sub(sim.ents[t].exec_start_ns) < sim.policy.tunables.migration_cost_ns
+    env.now().saturating_sub(env.entity(t).exec_start_ns) < env.policy().tunables.migration_cost_ns
 }

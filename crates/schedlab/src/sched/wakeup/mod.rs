@@ -9,8 +9,9 @@ mod legacy;
 mod modern;
 mod slow;
 
-use crate::engine::Sim;
+use crate::counters::{Counter, Reason};
 use crate::policy::SdFlag;
+use crate::sched::SchedEnv;
 pub(crate) use legacy::loads as legacy_loads;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,17 +24,17 @@ pub enum WakeKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placement {
     pub cpu: usize,
-    /// The deciding branch, for the trace ("wake_affine.idle", "sis.prev_idle", ...).
-    pub reason: &'static str,
-    /// Counters to bump: (prefix, level or "", branch).
-    pub path: [Option<(&'static str, &'static str, &'static str)>; 3],
+    /// The deciding branch, for the trace.
+    pub reason: Reason,
+    /// The counters of the branches taken on the way.
+    pub path: [Option<Counter>; 3],
     /// CPUs examined while searching for an idle one (costs the waker time).
     pub scanned: u32,
     pub fork: bool,
 }
 
 impl Placement {
-    pub fn new(cpu: usize, reason: &'static str) -> Self {
+    pub fn new(cpu: usize, reason: Reason) -> Self {
         Placement {
             cpu,
             reason,
@@ -44,13 +45,13 @@ impl Placement {
     }
 
     /// Records a counter step.
-    pub(crate) fn step(&mut self, prefix: &'static str, level: &'static str, branch: &'static str) {
+    pub(crate) fn step(&mut self, counter: Counter) {
         if let Some(slot) = self.path.iter_mut().find(|s| s.is_none()) {
-            *slot = Some((prefix, level, branch));
+            *slot = Some(counter);
         }
     }
 
-    pub(crate) fn decide(&mut self, cpu: usize, reason: &'static str) {
+    pub(crate) fn decide(&mut self, cpu: usize, reason: Reason) {
         self.cpu = cpu;
         self.reason = reason;
     }
@@ -59,7 +60,7 @@ impl Placement {
 /// Returns where `task` runs. `prev` is its previous CPU (a fork child's:
 /// the parent's), `this` the CPU doing the wakeup or fork.
 pub(crate) fn select_task_rq(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     task: usize,
     prev: usize,
     this: usize,
@@ -68,35 +69,30 @@ pub(crate) fn select_task_rq(
 ) -> Placement {
     let mut placed = match kind {
         WakeKind::Fork => {
-            let mut p = if sim.policy.era.is_legacy() {
-                slow::sched_balance_self(sim, task, this, SdFlag::BalanceFork)
+            let mut p = if env.policy().era.is_legacy() {
+                slow::sched_balance_self(env, task, this, SdFlag::BalanceFork)
             } else {
-                modern::select(sim, task, this, this, false, SdFlag::BalanceFork)
+                modern::select(env, task, this, this, false, SdFlag::BalanceFork)
             };
             p.fork = true;
             p
         }
-        WakeKind::Wakeup if sim.policy.era.is_legacy() => {
-            legacy::select(sim, task, prev, this, sync)
+        WakeKind::Wakeup if env.policy().era.is_legacy() => {
+            legacy::select(env, task, prev, this, sync)
         }
-        WakeKind::Wakeup => modern::select(sim, task, prev, this, sync, SdFlag::BalanceWake),
+        WakeKind::Wakeup => modern::select(env, task, prev, this, sync, SdFlag::BalanceWake),
     };
     // select_fallback_rq: a CPU the task may not use is never the answer.
-    if !sim.allowed(task).contains(placed.cpu) {
-        let allowed = sim.allowed(task);
+    if !env.allowed(task).contains(placed.cpu) {
+        let allowed = env.allowed(task);
         let cpu = if allowed.contains(prev) {
             prev
         } else {
             allowed.first().expect("affinity is never empty")
         };
-        placed.decide(cpu, "affinity_fallback");
+        placed.decide(cpu, Reason::AffinityFallback);
     }
     placed
-}
-
-/// Whether two CPUs share a last-level cache.
-pub(crate) fn shares_cache(sim: &Sim, a: usize, b: usize) -> bool {
-    sim.topo.cpus[a].llc == sim.topo.cpus[b].llc
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! the running one is `curr`. Entities live in the engine's table, indexed
 //! by task id; functions here take that table.
 
-use crate::load::Pelt;
 use crate::policy::{Era, Feature, FeatureSet, Tunables};
+use crate::sched::load::Pelt;
 use std::collections::BTreeSet;
 
 pub type TaskId = usize;

@@ -4,8 +4,8 @@
 
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
-use crate::engine::Sim;
-use crate::load::SCHED_CAPACITY_SCALE;
+use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::SchedEnv;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum GroupType {
@@ -30,23 +30,23 @@ pub(crate) struct GroupStats {
 /// A group's statistics, leaving out task `exclude`'s own contribution (the
 /// slow path places a task that may still be counted on its old CPU).
 pub(crate) fn group_stats(
-    sim: &Sim,
+    env: &impl SchedEnv,
     sd: &Domain,
     g: &CpuSet,
     exclude: Option<usize>,
 ) -> GroupStats {
     let (mut load, mut util, mut runnable, mut nr, mut idle) = (0u64, 0u64, 0u64, 0usize, 0usize);
     for i in g.iter() {
-        let rq = &sim.cpus[i].rq;
+        let rq = &env.rq(i);
         let mine = match exclude {
-            Some(p) if sim.tasks[p].cpu == i => sim.ents[p].pelt,
+            Some(p) if env.task_cpu(p) == i => env.entity(p).pelt,
             _ => Default::default(),
         };
         load += rq.pelt.load_avg.saturating_sub(mine.load_avg);
         util += rq.pelt.util_avg.saturating_sub(mine.util_avg);
         runnable += rq.pelt.runnable_avg.saturating_sub(mine.runnable_avg);
         nr += rq.nr_running;
-        if sim.cpu_idle(i) {
+        if env.cpu_idle(i) {
             idle += 1;
         }
     }

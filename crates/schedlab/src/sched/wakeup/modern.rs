@@ -3,10 +3,11 @@
 //! then WA_WEIGHT), and select_idle_sibling. Where the eras differ each has
 //! its own function.
 
-use super::{shares_cache, slow, Placement};
-use crate::engine::Sim;
-use crate::load::SCHED_CAPACITY_SCALE;
+use super::{slow, Placement};
+use crate::counters::{Affine, Counter, Reason, Sis};
 use crate::policy::{Era, Feature, SdFlag};
+use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::{shares_cache, SchedEnv};
 
 /// Flips of a waker's wakee halve at most once a second.
 const WAKEE_FLIP_DECAY_NS: u64 = 1_000_000_000;
@@ -14,31 +15,31 @@ const WAKEE_FLIP_DECAY_NS: u64 = 1_000_000_000;
 /// select_task_rq_fair for a wakeup (`flag` BALANCE_WAKE) or a fork
 /// (`flag` BALANCE_FORK; `prev` is then the parent's CPU).
 pub(super) fn select(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     p: usize,
     prev: usize,
     this: usize,
     sync: bool,
     flag: SdFlag,
 ) -> Placement {
-    let mut placed = Placement::new(prev, "prev");
+    let mut placed = Placement::new(prev, Reason::Prev);
     let wakeup = flag == SdFlag::BalanceWake;
-    let waker = sim.cpus[this].rq.curr.filter(|&w| w != p);
+    let waker = env.rq(this).curr.filter(|&w| w != p);
     let mut want_affine = false;
     if wakeup {
         if let Some(w) = waker {
-            record_wakee(sim, w, p);
+            record_wakee(env, w, p);
         }
-        let wide = wake_wide(sim, waker, p, this);
+        let wide = wake_wide(env, waker, p, this);
         if wide {
-            placed.step("wake_wide", "", "wide");
+            placed.step(Counter::WakeWide);
         }
-        want_affine = !wide && sim.allowed(p).contains(this);
+        want_affine = !wide && env.allowed(p).contains(this);
     }
-    let era = sim.policy.era;
+    let era = env.policy().era;
     let mut affine_sd = None;
     let mut slow_sd = None;
-    for (i, d) in sim.domains.of(this).enumerate() {
+    for (i, d) in env.domains().of(this).enumerate() {
         if era == Era::V4_15 && !d.has(SdFlag::LoadBalance) {
             break;
         }
@@ -57,7 +58,7 @@ pub(super) fn select(
         slow_sd = None;
         if this != prev {
             new_cpu = wake_affine(
-                sim,
+                env,
                 &mut placed,
                 level,
                 imbalance_pct,
@@ -71,20 +72,20 @@ pub(super) fn select(
         }
     }
     match slow_sd {
-        None if wakeup => select_idle_sibling(sim, &mut placed, p, prev, new_cpu),
-        None => placed.decide(new_cpu, "prev"),
+        None if wakeup => select_idle_sibling(env, &mut placed, p, prev, new_cpu),
+        None => placed.decide(new_cpu, Reason::Prev),
         Some(level) => {
-            let cpu = slow::find_idlest_cpu(sim, p, this, prev, level, flag);
-            placed.step("select", "", "slow");
-            placed.decide(cpu, "find_idlest_cpu");
+            let cpu = slow::find_idlest_cpu(env, p, this, prev, level, flag);
+            placed.step(Counter::SelectSlow);
+            placed.decide(cpu, Reason::FindIdlestCpu);
         }
     }
     placed
 }
 
-fn record_wakee(sim: &mut Sim, waker: usize, p: usize) {
-    let now = sim.now;
-    let w = &mut sim.tasks[waker];
+fn record_wakee(env: &mut impl SchedEnv, waker: usize, p: usize) {
+    let now = env.now();
+    let w = env.task_mut(waker);
     if now > w.wakee_flip_decay_ns + WAKEE_FLIP_DECAY_NS {
         w.wakee_flips >>= 1;
         w.wakee_flip_decay_ns = now;
@@ -96,25 +97,25 @@ fn record_wakee(sim: &mut Sim, waker: usize, p: usize) {
 }
 
 /// `cpu`'s LLC domain (sd_llc: the highest with SHARE_PKG_RESOURCES).
-fn llc_domain(sim: &Sim, cpu: usize) -> Option<&crate::domains::Domain> {
-    sim.domains
+fn llc_domain(env: &impl SchedEnv, cpu: usize) -> Option<&crate::domains::Domain> {
+    env.domains()
         .of(cpu)
         .rev()
         .find(|d| d.has(SdFlag::SharePkgResources))
 }
 
 /// wake_wide: many-to-many wakeups spread out instead of piling onto the waker.
-fn wake_wide(sim: &Sim, waker: Option<usize>, p: usize, this: usize) -> bool {
-    let factor = llc_domain(sim, this).map_or(1, |d| d.span.len() as u64);
-    let a = waker.map_or(0, |w| sim.tasks[w].wakee_flips);
-    let b = sim.tasks[p].wakee_flips;
+fn wake_wide(env: &impl SchedEnv, waker: Option<usize>, p: usize, this: usize) -> bool {
+    let factor = llc_domain(env, this).map_or(1, |d| d.span.len() as u64);
+    let a = waker.map_or(0, |w| env.task(w).wakee_flips);
+    let b = env.task(p).wakee_flips;
     let (master, slave) = (a.max(b), a.min(b));
     !(slave < factor || master < slave * factor)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn wake_affine(
-    sim: &Sim,
+    env: &impl SchedEnv,
     placed: &mut Placement,
     level: &'static str,
     imbalance_pct: u32,
@@ -125,30 +126,36 @@ fn wake_affine(
     sync: bool,
     waker: Option<usize>,
 ) -> usize {
-    let f = &sim.policy.features;
-    let era = sim.policy.era;
+    let f = &env.policy().features;
+    let era = env.policy().era;
     let mut target = None;
     if f.has(Feature::WaIdle) {
         target = match era {
-            Era::V4_15 => wake_affine_idle_4_15(sim, this, prev, sync),
-            _ => wake_affine_idle_6_5(sim, this, prev, sync),
+            Era::V4_15 => wake_affine_idle_4_15(env, this, prev, sync),
+            _ => wake_affine_idle_6_5(env, this, prev, sync),
         };
         if target.is_some() {
-            placed.step("wake_affine", level, "idle");
+            placed.step(Counter::WakeAffine {
+                level,
+                outcome: Affine::Idle,
+            });
         }
     }
     if f.has(Feature::WaWeight) && target.is_none() {
         let loads = match era {
-            Era::V4_15 => weight_loads_4_15(sim, this, prev, wake_idx),
-            _ => weight_loads_6_5(sim, this, prev),
+            Era::V4_15 => weight_loads_4_15(env, this, prev, wake_idx),
+            _ => weight_loads_6_5(env, this, prev),
         };
-        let current = waker.map_or(0, |w| sim.ents[w].pelt.load_avg);
-        let task = sim.ents[p].pelt.load_avg;
+        let current = waker.map_or(0, |w| env.entity(w).pelt.load_avg);
+        let task = env.entity(p).pelt.load_avg;
         let bias = f.has(Feature::WaBias);
         let picks_this = wake_affine_weight(era, loads, current, task, imbalance_pct, bias, sync);
         if picks_this {
             target = Some(this);
-            placed.step("wake_affine", level, "weight");
+            placed.step(Counter::WakeAffine {
+                level,
+                outcome: Affine::Weight,
+            });
         }
     }
     match target {
@@ -156,15 +163,18 @@ fn wake_affine(
             placed.decide(
                 t,
                 if t == this {
-                    "wake_affine"
+                    Reason::WakeAffine
                 } else {
-                    "wake_affine.prev_idle"
+                    Reason::WakeAffinePrevIdle
                 },
             );
             t
         }
         None => {
-            placed.step("wake_affine", level, "prev");
+            placed.step(Counter::WakeAffine {
+                level,
+                outcome: Affine::Prev,
+            });
             prev
         }
     }
@@ -172,36 +182,43 @@ fn wake_affine(
 
 /// 4.15: this CPU idle and sharing a cache with prev: prev if idle, else
 /// this; a sync wakeup from a CPU running only the waker: this.
-fn wake_affine_idle_4_15(sim: &Sim, this: usize, prev: usize, sync: bool) -> Option<usize> {
-    if sim.cpu_idle(this) && shares_cache(sim, this, prev) {
-        return Some(if sim.cpu_idle(prev) { prev } else { this });
+fn wake_affine_idle_4_15(
+    env: &impl SchedEnv,
+    this: usize,
+    prev: usize,
+    sync: bool,
+) -> Option<usize> {
+    if env.cpu_idle(this) && shares_cache(env, this, prev) {
+        return Some(if env.cpu_idle(prev) { prev } else { this });
     }
-    if sync && sim.cpus[this].rq.nr_running == 1 {
+    if sync && env.rq(this).nr_running == 1 {
         return Some(this);
     }
     None
 }
 
 /// 6.5: as 4.15, then prev if it is idle.
-fn wake_affine_idle_6_5(sim: &Sim, this: usize, prev: usize, sync: bool) -> Option<usize> {
-    wake_affine_idle_4_15(sim, this, prev, sync).or_else(|| sim.cpu_idle(prev).then_some(prev))
+fn wake_affine_idle_6_5(
+    env: &impl SchedEnv,
+    this: usize,
+    prev: usize,
+    sync: bool,
+) -> Option<usize> {
+    wake_affine_idle_4_15(env, this, prev, sync).or_else(|| env.cpu_idle(prev).then_some(prev))
 }
 
 /// (this CPU's load, prev's load) as 4.15's wake_affine_weight reads them:
 /// target_load and source_load on the wake_idx history.
-fn weight_loads_4_15(sim: &Sim, this: usize, prev: usize, wake_idx: u32) -> (u64, u64) {
+fn weight_loads_4_15(env: &impl SchedEnv, this: usize, prev: usize, wake_idx: u32) -> (u64, u64) {
     (
-        super::legacy::target_load(sim, this, wake_idx),
-        super::legacy::source_load(sim, prev, wake_idx),
+        super::legacy::target_load(env, this, wake_idx),
+        super::legacy::source_load(env, prev, wake_idx),
     )
 }
 
 /// 6.5: the queues' PELT load.
-fn weight_loads_6_5(sim: &Sim, this: usize, prev: usize) -> (u64, u64) {
-    (
-        sim.cpus[this].rq.pelt.load_avg,
-        sim.cpus[prev].rq.pelt.load_avg,
-    )
+fn weight_loads_6_5(env: &impl SchedEnv, this: usize, prev: usize) -> (u64, u64) {
+    (env.rq(this).pelt.load_avg, env.rq(prev).pelt.load_avg)
 }
 
 /// wake_affine_weight: whether this CPU, with the task added and (for a sync
@@ -249,38 +266,29 @@ pub(crate) fn wake_affine_weight(
 }
 
 fn select_idle_sibling(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
 ) {
-    let found = match sim.policy.era {
-        Era::V4_15 => select_idle_sibling_4_15(sim, placed, p, prev, target),
-        _ => select_idle_sibling_6_5(sim, placed, p, prev, target),
+    let found = match env.policy().era {
+        Era::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
+        _ => select_idle_sibling_6_5(env, placed, p, prev, target),
     };
     match found {
         Some((cpu, branch)) => {
-            placed.step("sis", "", branch);
-            placed.decide(
-                cpu,
-                match branch {
-                    "target_idle" => "sis.target_idle",
-                    "prev_idle" => "sis.prev_idle",
-                    "recent" => "sis.recent",
-                    "smt" => "sis.smt",
-                    _ => "sis.scan_found",
-                },
-            );
+            placed.step(Counter::Sis(branch));
+            placed.decide(cpu, Reason::Sis(branch));
         }
         None => {
-            placed.step("sis", "", "scan_failed");
+            placed.step(Counter::Sis(Sis::ScanFailed));
             placed.decide(
                 target,
                 if target == prev {
-                    "prev"
+                    Reason::Prev
                 } else {
-                    "wake_affine"
+                    Reason::WakeAffine
                 },
             );
         }
@@ -289,25 +297,25 @@ fn select_idle_sibling(
 
 #[cfg(test)]
 pub(super) fn select_idle_sibling_for_test(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
-) -> Option<(usize, &'static str)> {
-    match sim.policy.era {
-        Era::V4_15 => select_idle_sibling_4_15(sim, placed, p, prev, target),
-        _ => select_idle_sibling_6_5(sim, placed, p, prev, target),
+) -> Option<(usize, Sis)> {
+    match env.policy().era {
+        Era::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
+        _ => select_idle_sibling_6_5(env, placed, p, prev, target),
     }
 }
 
 /// The "target idle" and "prev idle and cache-affine" steps both eras share.
-fn sis_quick(sim: &Sim, prev: usize, target: usize) -> Option<(usize, &'static str)> {
-    if sim.cpu_idle(target) {
-        return Some((target, "target_idle"));
+fn sis_quick(env: &impl SchedEnv, prev: usize, target: usize) -> Option<(usize, Sis)> {
+    if env.cpu_idle(target) {
+        return Some((target, Sis::TargetIdle));
     }
-    if prev != target && shares_cache(sim, prev, target) && sim.cpu_idle(prev) {
-        return Some((prev, "prev_idle"));
+    if prev != target && shares_cache(env, prev, target) && env.cpu_idle(prev) {
+        return Some((prev, Sis::PrevIdle));
     }
     None
 }
@@ -315,32 +323,32 @@ fn sis_quick(sim: &Sim, prev: usize, target: usize) -> Option<(usize, &'static s
 /// 4.15: target, prev, then select_idle_core, select_idle_cpu (SIS_PROP),
 /// select_idle_smt over target's LLC. No recent_used_cpu (that is 4.16).
 fn select_idle_sibling_4_15(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
-) -> Option<(usize, &'static str)> {
-    if let Some(hit) = sis_quick(sim, prev, target) {
+) -> Option<(usize, Sis)> {
+    if let Some(hit) = sis_quick(env, prev, target) {
         return Some(hit);
     }
-    let llc = llc_domain(sim, target)?.span;
-    let cpus = llc.intersection(sim.allowed(p));
-    let smt = sim.topo.smt_threads() > 1;
-    let llc_id = sim.topo.cpus[target].llc;
-    if smt && sim.llc_has_idle_cores[llc_id] {
-        if let Some(core) = scan_idle_core(sim, placed, &cpus, target) {
-            return Some((core, "scan_found"));
+    let llc = llc_domain(env, target)?.span;
+    let cpus = llc.intersection(env.allowed(p));
+    let smt = env.topology().smt_threads() > 1;
+    let llc_id = env.topology().cpus[target].llc;
+    if smt && env.state().llc_has_idle_cores[llc_id] {
+        if let Some(core) = scan_idle_core(env, placed, &cpus, target) {
+            return Some((core, Sis::ScanFound));
         }
-        sim.llc_has_idle_cores[llc_id] = false;
+        env.state_mut().llc_has_idle_cores[llc_id] = false;
     }
-    let nr = sis_prop_budget(sim, target, llc.len() as u64).unwrap_or(u64::MAX);
-    if let Some(cpu) = scan_idle_cpu(sim, placed, &cpus, target, nr, target) {
-        return Some((cpu, "scan_found"));
+    let nr = sis_prop_budget(env, target, llc.len() as u64).unwrap_or(u64::MAX);
+    if let Some(cpu) = scan_idle_cpu(env, placed, &cpus, target, nr, target) {
+        return Some((cpu, Sis::ScanFound));
     }
     if smt {
-        if let Some(cpu) = idle_sibling(sim, p, target) {
-            return Some((cpu, "smt"));
+        if let Some(cpu) = idle_sibling(env, p, target) {
+            return Some((cpu, Sis::Smt));
         }
     }
     None
@@ -350,64 +358,64 @@ fn select_idle_sibling_4_15(
 /// core is idle, then select_idle_cpu (idle cores, or single CPUs within
 /// the SIS_UTIL / SIS_PROP budget) starting after target.
 fn select_idle_sibling_6_5(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
-) -> Option<(usize, &'static str)> {
-    if let Some(hit) = sis_quick(sim, prev, target) {
-        sim.tasks[p].recent_used_cpu = prev;
+) -> Option<(usize, Sis)> {
+    if let Some(hit) = sis_quick(env, prev, target) {
+        env.task_mut(p).recent_used_cpu = prev;
         return Some(hit);
     }
-    let recent = std::mem::replace(&mut sim.tasks[p].recent_used_cpu, prev);
+    let recent = std::mem::replace(&mut env.task_mut(p).recent_used_cpu, prev);
     if recent != prev
         && recent != target
-        && shares_cache(sim, recent, target)
-        && sim.cpu_idle(recent)
-        && sim.allowed(p).contains(recent)
+        && shares_cache(env, recent, target)
+        && env.cpu_idle(recent)
+        && env.allowed(p).contains(recent)
     {
-        return Some((recent, "recent"));
+        return Some((recent, Sis::Recent));
     }
-    let llc = llc_domain(sim, target)?.span;
-    let cpus = llc.intersection(sim.allowed(p));
-    let llc_id = sim.topo.cpus[target].llc;
+    let llc = llc_domain(env, target)?.span;
+    let cpus = llc.intersection(env.allowed(p));
+    let llc_id = env.topology().cpus[target].llc;
     let mut has_idle_core = false;
-    if sim.topo.smt_threads() > 1 {
-        has_idle_core = sim.llc_has_idle_cores[llc_id];
-        if !has_idle_core && shares_cache(sim, prev, target) {
-            if let Some(cpu) = idle_sibling(sim, p, prev) {
-                return Some((cpu, "smt"));
+    if env.topology().smt_threads() > 1 {
+        has_idle_core = env.state().llc_has_idle_cores[llc_id];
+        if !has_idle_core && shares_cache(env, prev, target) {
+            if let Some(cpu) = idle_sibling(env, p, prev) {
+                return Some((cpu, Sis::Smt));
             }
         }
     }
     let start = next_in(&cpus, target);
     if has_idle_core {
-        let found = scan_idle_core(sim, placed, &cpus, start);
-        sim.llc_has_idle_cores[llc_id] &= found.is_some();
-        return found.map(|c| (c, "scan_found"));
+        let found = scan_idle_core(env, placed, &cpus, start);
+        env.state_mut().llc_has_idle_cores[llc_id] &= found.is_some();
+        return found.map(|c| (c, Sis::ScanFound));
     }
-    let f = sim.policy.features;
+    let f = env.policy().features;
     let mut nr = u64::MAX;
     if f.has(Feature::SisProp) {
-        nr = sis_prop_budget(sim, target, llc.len() as u64).unwrap_or(u64::MAX);
+        nr = sis_prop_budget(env, target, llc.len() as u64).unwrap_or(u64::MAX);
     }
     if f.has(Feature::SisUtil) {
-        nr = sis_util_nr_scan(sim, &llc, target) + 1;
+        nr = sis_util_nr_scan(env, &llc, target) + 1;
         if nr == 1 {
-            placed.step("sis", "", "util_skip");
+            placed.step(Counter::Sis(Sis::UtilSkip));
             return None;
         }
     }
-    scan_idle_cpu(sim, placed, &cpus, start, nr, target).map(|c| (c, "scan_found"))
+    scan_idle_cpu(env, placed, &cpus, start, nr, target).map(|c| (c, Sis::ScanFound))
 }
 
 /// select_idle_smt: an idle SMT thread of `cpu`'s core that `p` may use.
-fn idle_sibling(sim: &Sim, p: usize, cpu: usize) -> Option<usize> {
-    let core = sim.topo.core_span(cpu);
+fn idle_sibling(env: &impl SchedEnv, p: usize, cpu: usize) -> Option<usize> {
+    let core = env.topology().core_span(cpu);
     let found = core
         .iter()
-        .find(|&c| sim.allowed(p).contains(c) && sim.cpu_idle(c));
+        .find(|&c| env.allowed(p).contains(c) && env.cpu_idle(c));
     found
 }
 
@@ -429,7 +437,7 @@ fn wrap_from(cpus: &crate::cpuset::CpuSet, start: usize) -> impl Iterator<Item =
 /// select_idle_core: the first core in `cpus` (from `start`) whose threads
 /// are all idle.
 fn scan_idle_core(
-    sim: &Sim,
+    env: &impl SchedEnv,
     placed: &mut Placement,
     cpus: &crate::cpuset::CpuSet,
     start: usize,
@@ -439,10 +447,10 @@ fn scan_idle_core(
         if checked.contains(cpu) {
             continue;
         }
-        let core = sim.topo.core_span(cpu);
+        let core = env.topology().core_span(cpu);
         checked = checked.union(&core);
         placed.scanned += core.len() as u32;
-        if core.iter().all(|c| sim.cpu_idle(c)) {
+        if core.iter().all(|c| env.cpu_idle(c)) {
             return Some(cpu);
         }
     }
@@ -452,7 +460,7 @@ fn scan_idle_core(
 /// select_idle_cpu's single-CPU scan: at most `nr - 1` CPUs from `start`.
 /// Updates the LLC's average scan cost (SIS_PROP's estimate).
 fn scan_idle_cpu(
-    sim: &mut Sim,
+    env: &mut impl SchedEnv,
     placed: &mut Placement,
     cpus: &crate::cpuset::CpuSet,
     start: usize,
@@ -468,24 +476,24 @@ fn scan_idle_cpu(
             break;
         }
         scanned += 1;
-        if sim.cpu_idle(cpu) {
+        if env.cpu_idle(cpu) {
             found = Some(cpu);
             break;
         }
     }
     placed.scanned += scanned as u32;
-    let llc = sim.topo.cpus[target].llc;
-    let time = scanned * sim.cost.costs().scan_ns_per_cpu;
-    let cost = &mut sim.llc_avg_scan_cost_ns[llc];
+    let llc = env.topology().cpus[target].llc;
+    let time = env.scan_ns(scanned);
+    let cost = &mut env.state_mut().llc_avg_scan_cost_ns[llc];
     *cost = (*cost as i64 + (time as i64 - *cost as i64) / 8) as u64;
     found
 }
 
 /// SIS_PROP: scan in proportion to how long this CPU tends to stay idle
 /// against how long a scan takes: max(4, span x (avg_idle / 512) / avg_scan_cost).
-fn sis_prop_budget(sim: &Sim, target: usize, span: u64) -> Option<u64> {
-    let avg_idle = sim.cpus[target].avg_idle_ns / 512;
-    let avg_cost = sim.llc_avg_scan_cost_ns[sim.topo.cpus[target].llc] + 1;
+fn sis_prop_budget(env: &impl SchedEnv, target: usize, span: u64) -> Option<u64> {
+    let avg_idle = env.avg_idle_ns(target) / 512;
+    let avg_cost = env.state().llc_avg_scan_cost_ns[env.topology().cpus[target].llc] + 1;
     let span_avg = span * avg_idle;
     Some(if span_avg > 4 * avg_cost {
         span_avg / avg_cost
@@ -497,14 +505,14 @@ fn sis_prop_budget(sim: &Sim, target: usize, span: u64) -> Option<u64> {
 /// SIS_UTIL: the scan budget shrinks with the LLC's utilisation x:
 /// y = 1024 - x^2 pct^2 / (10000 x 1024), nr = llc_weight x y / 1024;
 /// 0 from about 85% utilisation at imbalance_pct 117.
-fn sis_util_nr_scan(sim: &Sim, llc: &crate::cpuset::CpuSet, target: usize) -> u64 {
+fn sis_util_nr_scan(env: &impl SchedEnv, llc: &crate::cpuset::CpuSet, target: usize) -> u64 {
     let weight = llc.len() as u64;
     let util: u64 = llc
         .iter()
-        .map(|c| sim.cpus[c].rq.pelt.util_avg.min(SCHED_CAPACITY_SCALE))
+        .map(|c| env.rq(c).pelt.util_avg.min(SCHED_CAPACITY_SCALE))
         .sum();
     let x = util / weight;
-    let pct = llc_domain(sim, target).map_or(117, |d| d.params.imbalance_pct as u64);
+    let pct = llc_domain(env, target).map_or(117, |d| d.params.imbalance_pct as u64);
     let tmp = (x * x * pct * pct / (10_000 * SCHED_CAPACITY_SCALE)).min(SCHED_CAPACITY_SCALE);
     (SCHED_CAPACITY_SCALE - tmp) * weight / SCHED_CAPACITY_SCALE
 }

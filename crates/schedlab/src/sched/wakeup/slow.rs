@@ -7,59 +7,65 @@
 //! overloaded) first.
 
 use super::{legacy, Placement};
+use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
-use crate::engine::Sim;
-use crate::load::SCHED_CAPACITY_SCALE;
-use crate::policy::groups::{group_stats, GroupStats, GroupType};
 use crate::policy::{Era, SdFlag};
+use crate::sched::groups::{group_stats, GroupStats, GroupType};
+use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::SchedEnv;
 
 /// 2.6.2x sched_balance_self.
-pub(super) fn sched_balance_self(sim: &Sim, p: usize, this: usize, flag: SdFlag) -> Placement {
-    let start = sim
-        .domains
+pub(super) fn sched_balance_self(
+    env: &impl SchedEnv,
+    p: usize,
+    this: usize,
+    flag: SdFlag,
+) -> Placement {
+    let start = env
+        .domains()
         .of(this)
         .enumerate()
         .rev()
         .find(|(_, d)| d.has(flag))
         .map(|(i, _)| i);
-    let mut placed = Placement::new(this, "fork_local");
+    let mut placed = Placement::new(this, Reason::ForkLocal);
     if let Some(level) = start {
-        let cpu = walk(sim, p, this, level, flag);
-        placed.step("select", "", "slow");
-        placed.decide(cpu, "find_idlest_cpu");
+        let cpu = walk(env, p, this, level, flag);
+        placed.step(Counter::SelectSlow);
+        placed.decide(cpu, Reason::FindIdlestCpu);
     }
     placed
 }
 
 /// find_idlest_cpu (4.15 / 6.5) from `this`'s domain at index `level`.
 pub(super) fn find_idlest_cpu(
-    sim: &Sim,
+    env: &impl SchedEnv,
     p: usize,
     this: usize,
     prev: usize,
     level: usize,
     flag: SdFlag,
 ) -> usize {
-    let span = sim
-        .domains
+    let span = env
+        .domains()
         .of(this)
         .nth(level)
         .map(|d| d.span)
         .unwrap_or_default();
-    if span.intersection(sim.allowed(p)).is_empty() {
+    if span.intersection(env.allowed(p)).is_empty() {
         return prev;
     }
-    walk(sim, p, this, level, flag)
+    walk(env, p, this, level, flag)
 }
 
 /// The common descent: at each domain with `flag`, move to the idlest
 /// group's idlest CPU and continue below it.
-fn walk(sim: &Sim, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
+fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
     let mut cpu = this;
     let mut level = Some(level);
     while let Some(li) = level {
-        let Some(sd) = sim.domains.of(cpu).nth(li) else {
+        let Some(sd) = env.domains().of(cpu).nth(li) else {
             break;
         };
         let child = li.checked_sub(1);
@@ -67,11 +73,11 @@ fn walk(sim: &Sim, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
             level = child;
             continue;
         }
-        let Some(group) = find_idlest_group(sim, sd, p, cpu) else {
+        let Some(group) = find_idlest_group(env, sd, p, cpu) else {
             level = child;
             continue;
         };
-        let new_cpu = find_idlest_group_cpu(sim, &group, p, cpu);
+        let new_cpu = find_idlest_group_cpu(env, &group, p, cpu);
         if new_cpu == cpu {
             level = child;
             continue;
@@ -79,8 +85,8 @@ fn walk(sim: &Sim, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
         // Continue in the highest domain of new_cpu below this one's size.
         let weight = sd.span.len();
         cpu = new_cpu;
-        level = sim
-            .domains
+        level = env
+            .domains()
             .of(cpu)
             .enumerate()
             .take_while(|(_, d)| d.span.len() < weight)
@@ -91,23 +97,28 @@ fn walk(sim: &Sim, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
     cpu
 }
 
-fn find_idlest_group(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
-    match sim.policy.era {
-        Era::V6_5 => find_idlest_group_classified(sim, sd, p, this),
-        _ => find_idlest_group_by_load(sim, sd, p, this),
+fn find_idlest_group(env: &impl SchedEnv, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+    match env.policy().era {
+        Era::V6_5 => find_idlest_group_classified(env, sd, p, this),
+        _ => find_idlest_group_by_load(env, sd, p, this),
     }
 }
 
 /// 2.6.2x / 4.15: the non-local group with the lowest average load
 /// (source_load in the local group, target_load elsewhere, on
 /// forkexec_idx), unless the local group is within half the imbalance_pct.
-fn find_idlest_group_by_load(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+fn find_idlest_group_by_load(
+    env: &impl SchedEnv,
+    sd: &Domain,
+    p: usize,
+    this: usize,
+) -> Option<CpuSet> {
     let idx = sd.params.forkexec_idx;
     let imbalance = 100 + (sd.params.imbalance_pct as u64 - 100) / 2;
     let mut this_load = None;
     let mut idlest: Option<(u64, CpuSet)> = None;
     for g in &sd.groups {
-        if g.intersection(sim.allowed(p)).is_empty() {
+        if g.intersection(env.allowed(p)).is_empty() {
             continue;
         }
         let local = g.contains(this);
@@ -115,9 +126,9 @@ fn find_idlest_group_by_load(sim: &Sim, sd: &Domain, p: usize, this: usize) -> O
             .iter()
             .map(|i| {
                 if local {
-                    legacy::source_load(sim, i, idx)
+                    legacy::source_load(env, i, idx)
                 } else {
-                    legacy::target_load(sim, i, idx)
+                    legacy::target_load(env, i, idx)
                 }
             })
             .sum();
@@ -138,14 +149,19 @@ fn find_idlest_group_by_load(sim: &Sim, sd: &Domain, p: usize, this: usize) -> O
 /// 6.5 find_idlest_group: lowest group type; ties by average load (busy
 /// groups) or most idle CPUs then least utilisation (groups with spare
 /// capacity); stay local unless the idlest is clearly better.
-fn find_idlest_group_classified(sim: &Sim, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
+fn find_idlest_group_classified(
+    env: &impl SchedEnv,
+    sd: &Domain,
+    p: usize,
+    this: usize,
+) -> Option<CpuSet> {
     let mut local = None;
     let mut idlest: Option<(GroupStats, CpuSet)> = None;
     for g in &sd.groups {
-        if g.intersection(sim.allowed(p)).is_empty() {
+        if g.intersection(env.allowed(p)).is_empty() {
             continue;
         }
-        let s = group_stats(sim, sd, g, Some(p));
+        let s = group_stats(env, sd, g, Some(p));
         if g.contains(this) {
             local = Some(s);
             continue;
@@ -179,9 +195,11 @@ fn find_idlest_group_classified(sim: &Sim, sd: &Domain, p: usize, this: usize) -
             if sd.has(SdFlag::Numa) {
                 // Tolerate a small imbalance across nodes for locality.
                 let imb_numa_nr = (sd.span.len() as u64 / 4).max(1) as usize;
-                let local_nr = sd.groups.iter().find(|g| g.contains(this)).map_or(0, |g| {
-                    g.iter().map(|c| sim.cpus[c].rq.nr_running).sum::<usize>()
-                });
+                let local_nr = sd
+                    .groups
+                    .iter()
+                    .find(|g| g.contains(this))
+                    .map_or(0, |g| g.iter().map(|c| env.rq(c).nr_running).sum::<usize>());
                 if local_nr < imb_numa_nr {
                     return None;
                 }
@@ -203,18 +221,16 @@ fn find_idlest_group_classified(sim: &Sim, sd: &Domain, p: usize, this: usize) -
 
 /// The idle CPU with the shallowest C-state (ties: the most recently
 /// idled), else the least loaded (ties: `this`).
-fn find_idlest_group_cpu(sim: &Sim, group: &CpuSet, p: usize, this: usize) -> usize {
-    let allowed = group.intersection(sim.allowed(p));
-    let legacy = sim.policy.era.is_legacy();
+fn find_idlest_group_cpu(env: &impl SchedEnv, group: &CpuSet, p: usize, this: usize) -> usize {
+    let allowed = group.intersection(env.allowed(p));
+    let legacy = env.policy().era.is_legacy();
     if !legacy {
         let shallowest = allowed
             .iter()
-            .filter(|&c| sim.cpu_idle(c))
+            .filter(|&c| env.cpu_idle(c))
             .min_by_key(|&c| {
-                (
-                    sim.cost.idle_exit(sim.cpus[c].cstate),
-                    std::cmp::Reverse(sim.cpus[c].idle_since),
-                )
+                let idle = env.idle_state(c);
+                (idle.exit_latency_ns, std::cmp::Reverse(idle.since_ns))
             });
         if let Some(c) = shallowest {
             return c;
@@ -222,9 +238,9 @@ fn find_idlest_group_cpu(sim: &Sim, group: &CpuSet, p: usize, this: usize) -> us
     }
     let load = |c: usize| {
         if legacy {
-            sim.cpus[c].rq.load_weight
+            env.rq(c).load_weight
         } else {
-            sim.cpus[c].rq.pelt.load_avg
+            env.rq(c).pelt.load_avg
         }
     };
     let mut best = None;

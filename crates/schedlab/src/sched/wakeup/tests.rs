@@ -2,6 +2,7 @@
 //! hogs, a sleeping task `p` whose prev and recent CPUs the test sets.
 
 use super::{legacy, modern, Placement, WakeKind};
+use crate::counters::{Affine, Counter, Reason, Sis};
 use crate::engine::{Sim, SimConfig};
 use crate::policy::{Era, PolicySpec, SdFlag};
 use crate::topology::{preset, Topology};
@@ -49,7 +50,7 @@ fn sis_6_5(
     recent: usize,
     target: usize,
     idle_core_hint: bool,
-) -> Option<(usize, &'static str)> {
+) -> Option<(usize, Sis)> {
     let (mut sim, p) = state(
         "desktop-8c",
         PolicySpec::era(Era::V6_5),
@@ -57,24 +58,27 @@ fn sis_6_5(
         2_000_000,
     );
     sim.tasks[p].cpu = prev;
-    sim.tasks[p].recent_used_cpu = recent;
-    sim.llc_has_idle_cores[0] = idle_core_hint;
-    let mut placed = Placement::new(prev, "prev");
+    sim.tasks[p].sched.recent_used_cpu = recent;
+    sim.sched.llc_has_idle_cores[0] = idle_core_hint;
+    let mut placed = Placement::new(prev, Reason::Prev);
     modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
 }
 
 #[test]
 fn select_idle_sibling_6_5_order() {
-    assert_eq!(sis_6_5(&[], 5, 5, 3, false), Some((3, "target_idle")));
-    assert_eq!(sis_6_5(&[3], 5, 5, 3, false), Some((5, "prev_idle")));
-    assert_eq!(sis_6_5(&[3, 5], 5, 6, 3, false), Some((6, "recent")));
+    assert_eq!(sis_6_5(&[], 5, 5, 3, false), Some((3, Sis::TargetIdle)));
+    assert_eq!(sis_6_5(&[3], 5, 5, 3, false), Some((5, Sis::PrevIdle)));
+    assert_eq!(sis_6_5(&[3, 5], 5, 6, 3, false), Some((6, Sis::Recent)));
     // No idle core flagged: an idle SMT sibling of prev (5's is 13).
-    assert_eq!(sis_6_5(&[3, 5, 6], 5, 6, 3, false), Some((13, "smt")));
+    assert_eq!(sis_6_5(&[3, 5, 6], 5, 6, 3, false), Some((13, Sis::Smt)));
     // Idle cores flagged: scan cores from target + 1; core 4 = {4, 12} is idle.
-    assert_eq!(sis_6_5(&[3, 5, 6], 5, 6, 3, true), Some((4, "scan_found")));
+    assert_eq!(
+        sis_6_5(&[3, 5, 6], 5, 6, 3, true),
+        Some((4, Sis::ScanFound))
+    );
     // Single-CPU scan from target + 1 (4 is busy, 12's sibling too): 7.
     let all_but: Vec<usize> = (0..16).filter(|&c| c != 7).collect();
-    assert_eq!(sis_6_5(&all_but, 5, 6, 3, false), Some((7, "scan_found")));
+    assert_eq!(sis_6_5(&all_but, 5, 6, 3, false), Some((7, Sis::ScanFound)));
     let all: Vec<usize> = (0..16).collect();
     assert_eq!(sis_6_5(&all, 5, 6, 3, false), None);
 }
@@ -91,14 +95,14 @@ fn sis_util_stops_scanning_a_busy_llc() {
         300_000_000,
     );
     sim.tasks[p].cpu = 5;
-    sim.tasks[p].recent_used_cpu = 5;
-    let mut placed = Placement::new(5, "prev");
+    sim.tasks[p].sched.recent_used_cpu = 5;
+    let mut placed = Placement::new(5, Reason::Prev);
     assert_eq!(
         modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, 5, 3),
         None
     );
     assert!(
-        placed.path.contains(&Some(("sis", "", "util_skip"))),
+        placed.path.contains(&Some(Counter::Sis(Sis::UtilSkip))),
         "{:?}",
         placed.path
     );
@@ -110,7 +114,7 @@ fn sis_4_15(
     prev: usize,
     target: usize,
     idle_core_hint: bool,
-) -> Option<(usize, &'static str)> {
+) -> Option<(usize, Sis)> {
     let (mut sim, p) = state(
         "desktop-8c",
         PolicySpec::era(Era::V4_15),
@@ -118,19 +122,19 @@ fn sis_4_15(
         2_000_000,
     );
     sim.tasks[p].cpu = prev;
-    sim.llc_has_idle_cores[0] = idle_core_hint;
-    let mut placed = Placement::new(prev, "prev");
+    sim.sched.llc_has_idle_cores[0] = idle_core_hint;
+    let mut placed = Placement::new(prev, Reason::Prev);
     modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
 }
 
 #[test]
 fn select_idle_sibling_4_15_order() {
-    assert_eq!(sis_4_15(&[], 5, 3, false), Some((3, "target_idle")));
-    assert_eq!(sis_4_15(&[3], 5, 3, false), Some((5, "prev_idle")));
+    assert_eq!(sis_4_15(&[], 5, 3, false), Some((3, Sis::TargetIdle)));
+    assert_eq!(sis_4_15(&[3], 5, 3, false), Some((5, Sis::PrevIdle)));
     // 4.15 has no recent_used_cpu: with target and prev busy it scans from
     // target itself (idle core first when flagged).
-    assert_eq!(sis_4_15(&[3, 5], 5, 3, true), Some((4, "scan_found")));
-    assert_eq!(sis_4_15(&[3, 5, 4], 5, 3, false), Some((6, "scan_found")));
+    assert_eq!(sis_4_15(&[3, 5], 5, 3, true), Some((4, Sis::ScanFound)));
+    assert_eq!(sis_4_15(&[3, 5, 4], 5, 3, false), Some((6, Sis::ScanFound)));
 }
 
 /// wake_affine_idle: this CPU runs the waker (and `extra` more tasks); prev idle.
@@ -148,23 +152,36 @@ fn wake_affine_idle_cases_by_era() {
     for era in [Era::V4_15, Era::V6_5] {
         let pl = affine_idle(era, 0, true);
         assert!(
-            pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+            pl.path.contains(&Some(Counter::WakeAffine {
+                level: "MC",
+                outcome: Affine::Idle
+            })),
             "{era}: {:?}",
             pl.path
         );
-        assert_eq!((pl.cpu, pl.reason), (2, "sis.prev_idle"), "{era}");
+        assert_eq!(
+            (pl.cpu, pl.reason),
+            (2, Reason::Sis(Sis::PrevIdle)),
+            "{era}"
+        );
     }
     // Two tasks on this CPU: 4.15's wake_affine_idle has no answer (WA_WEIGHT
     // decides); 6.5's third step picks the idle prev.
     let pl = affine_idle(Era::V4_15, 1, true);
     assert!(
-        !pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+        !pl.path.contains(&Some(Counter::WakeAffine {
+            level: "MC",
+            outcome: Affine::Idle
+        })),
         "{:?}",
         pl.path
     );
     let pl = affine_idle(Era::V6_5, 1, true);
     assert!(
-        pl.path.contains(&Some(("wake_affine", "MC", "idle"))),
+        pl.path.contains(&Some(Counter::WakeAffine {
+            level: "MC",
+            outcome: Affine::Idle
+        })),
         "{:?}",
         pl.path
     );
@@ -187,17 +204,23 @@ fn legacy_wake_affine_by_hand() {
     // Sync: tl = 1024 - 1024 = 0; balanced = 100 x (0 + 1024) <= 112 x 0: no;
     // but tl <= load (0 <= 0) and tl + target_load(prev) = 0 <= 1024 per task: affine.
     let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 9, true, 2_000_000);
-    assert_eq!((pl.cpu, pl.reason), (0, "wake_affine"));
-    assert!(pl.path.contains(&Some(("wake_affine", "NODE", "affine"))));
+    assert_eq!((pl.cpu, pl.reason), (0, Reason::WakeAffine));
+    assert!(pl.path.contains(&Some(Counter::WakeAffine {
+        level: "NODE",
+        outcome: Affine::Affine
+    })));
     // 2.6.27's NODE has no SD_WAKE_AFFINE: the wakee stays on its idle prev.
     let pl = legacy(PolicySpec::era(Era::V2_6_27), 0, 9, true, 2_000_000);
     assert_eq!(pl.cpu, 9);
     // Three tasks on CPU 0: tl = 3072 - 1024 = 2048 > load 0: not affine; the
     // passive check 112 x 3072 <= 100 x 0 fails too; wake_idle keeps idle prev 5.
     let pl = legacy(PolicySpec::era(Era::V2_6_28), 2, 2, true, 2_000_000);
-    assert_eq!((pl.cpu, pl.reason), (2, "prev"));
+    assert_eq!((pl.cpu, pl.reason), (2, Reason::Prev));
     assert!(
-        pl.path.contains(&Some(("wake_affine", "MC", "prev"))),
+        pl.path.contains(&Some(Counter::WakeAffine {
+            level: "MC",
+            outcome: Affine::Prev
+        })),
         "{:?}",
         pl.path
     );
@@ -220,6 +243,11 @@ fn legacy_passive_wake_balance() {
     assert_eq!(topology.ncpus(), 16);
     sim.tasks[p].cpu = 1;
     let pl = legacy::select_for_test(&mut sim, p, 1, 0, false);
-    assert_eq!((pl.cpu, pl.reason), (0, "wake_balance"), "{:?}", pl.path);
+    assert_eq!(
+        (pl.cpu, pl.reason),
+        (0, Reason::WakeBalance),
+        "{:?}",
+        pl.path
+    );
     assert!(sim.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
 }

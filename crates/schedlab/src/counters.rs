@@ -1,0 +1,520 @@
+//! What a run counts and why a task went where it did, as types: the
+//! scheduler and the engine write [`Counter`]s and trace [`Reason`]s; explain,
+//! the timeline and the trace export read them back by variant. Each has one
+//! `Display` (the name results print, like /proc/schedstat's fields) and a
+//! parser for it, so writer and reader cannot drift apart.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Why a balance runs (the kernel's `enum cpu_idle_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdleType {
+    Idle,
+    Busy,
+    NewIdle,
+}
+
+impl IdleType {
+    pub const ALL: [IdleType; 3] = [IdleType::Idle, IdleType::Busy, IdleType::NewIdle];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IdleType::Idle => "idle",
+            IdleType::Busy => "busy",
+            IdleType::NewIdle => "newidle",
+        }
+    }
+}
+
+/// Where a remote wakeup landed, seen from the waker's CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Distance {
+    /// The waker's SMT sibling.
+    Smt,
+    /// Another core of the waker's LLC.
+    Llc,
+    /// Another LLC of the waker's node.
+    OtherLlc,
+    /// Another node.
+    OtherNode,
+}
+
+impl Distance {
+    /// Nearest first (the cost model's order).
+    pub const ALL: [Distance; 4] = [
+        Distance::Smt,
+        Distance::Llc,
+        Distance::OtherLlc,
+        Distance::OtherNode,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Distance::Smt => "smt",
+            Distance::Llc => "llc",
+            Distance::OtherLlc => "other_llc",
+            Distance::OtherNode => "other_node",
+        }
+    }
+}
+
+/// How wake_affine decided at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Affine {
+    /// 2.6.2x: the balance test pulled the wakee to the waker's CPU.
+    Affine,
+    /// 2.6.2x: SD_WAKE_BALANCE's passive balancing pulled it.
+    Passive,
+    /// 4.15+: wake_affine_idle chose the waker's CPU.
+    Idle,
+    /// 4.15+: wake_affine_idle chose prev, because it is idle.
+    IdlePrev,
+    /// 4.15+: wake_affine_weight chose the waker's CPU.
+    Weight,
+    /// Nothing pulled: the wakee stays with prev.
+    Prev,
+}
+
+impl Affine {
+    pub const ALL: [Affine; 6] = [
+        Affine::Affine,
+        Affine::Passive,
+        Affine::Idle,
+        Affine::IdlePrev,
+        Affine::Weight,
+        Affine::Prev,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Affine::Affine => "affine",
+            Affine::Passive => "passive",
+            Affine::Idle => "idle",
+            Affine::IdlePrev => "idle_prev",
+            Affine::Weight => "weight",
+            Affine::Prev => "prev",
+        }
+    }
+
+    /// Whether this outcome moved the wakee to the waker's CPU.
+    pub fn pulls_to_waker(self) -> bool {
+        matches!(
+            self,
+            Affine::Affine | Affine::Passive | Affine::Idle | Affine::Weight
+        )
+    }
+}
+
+/// How select_idle_sibling decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sis {
+    TargetIdle,
+    PrevIdle,
+    Recent,
+    Smt,
+    ScanFound,
+    ScanFailed,
+    /// SIS_UTIL judged the LLC too busy to scan.
+    UtilSkip,
+}
+
+impl Sis {
+    pub const ALL: [Sis; 7] = [
+        Sis::TargetIdle,
+        Sis::PrevIdle,
+        Sis::Recent,
+        Sis::Smt,
+        Sis::ScanFound,
+        Sis::ScanFailed,
+        Sis::UtilSkip,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sis::TargetIdle => "target_idle",
+            Sis::PrevIdle => "prev_idle",
+            Sis::Recent => "recent",
+            Sis::Smt => "smt",
+            Sis::ScanFound => "scan_found",
+            Sis::ScanFailed => "scan_failed",
+            Sis::UtilSkip => "util_skip",
+        }
+    }
+}
+
+/// Why a task changed CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cause {
+    Wakeup,
+    Fork,
+    Balance,
+}
+
+impl Cause {
+    pub const ALL: [Cause; 3] = [Cause::Wakeup, Cause::Fork, Cause::Balance];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Wakeup => "wakeup",
+            Cause::Fork => "fork",
+            Cause::Balance => "balance",
+        }
+    }
+}
+
+/// What one load_balance call came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LbOutcome {
+    Balanced,
+    Imbalanced,
+    Pulled,
+    /// A task was left because it was cache-hot.
+    HotRefused,
+}
+
+impl LbOutcome {
+    pub const ALL: [LbOutcome; 4] = [
+        LbOutcome::Balanced,
+        LbOutcome::Imbalanced,
+        LbOutcome::Pulled,
+        LbOutcome::HotRefused,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LbOutcome::Balanced => "balanced",
+            LbOutcome::Imbalanced => "imbalanced",
+            LbOutcome::Pulled => "pulled",
+            LbOutcome::HotRefused => "hot_refused",
+        }
+    }
+}
+
+/// A domain level's name as counters print it: one of the eras' level
+/// names, or "none" for two CPUs no domain spans.
+pub type Level = &'static str;
+
+/// Every level name any era builds, and "none".
+pub const LEVELS: &[Level] = &[
+    "SIBLING", "SMT", "MC", "CPU", "DIE", "NODE", "ALLNODES", "NUMA", "NUMA2", "NUMA3", "none",
+];
+
+/// A counter the scheduler or the engine bumps. `idle.enter.<C-state>`
+/// counters are named by the machine's C-states and stay strings
+/// ([`IDLE_ENTER_PREFIX`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// A wakeup on the waker's own CPU.
+    TtwuLocal,
+    /// A wakeup onto another CPU.
+    TtwuRemote,
+    TtwuRemoteAt(Distance),
+    /// A wakeup the waker marked sync.
+    TtwuSync,
+    IpiSent,
+    Switches,
+    Forks,
+    /// A waker that woke several tasks at once.
+    WakeupOneToMany,
+    /// wake_wide chose not to pull.
+    WakeWide,
+    /// The fork / BALANCE_WAKE slow path placed the task.
+    SelectSlow,
+    WakeAffine {
+        level: Level,
+        outcome: Affine,
+    },
+    /// 2.6.2x wake_idle found an idle CPU at this level.
+    WakeIdleFound {
+        level: Level,
+    },
+    Sis(Sis),
+    Migration {
+        cause: Cause,
+        level: Level,
+    },
+    Lb {
+        level: Level,
+        idle: IdleType,
+        outcome: LbOutcome,
+    },
+    ActiveBalance {
+        level: Level,
+    },
+    NewIdleSkipped,
+    NewIdlePulled,
+}
+
+/// Prefix of the per-C-state idle entry counters.
+pub const IDLE_ENTER_PREFIX: &str = "idle.enter.";
+
+impl fmt::Display for Counter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Counter::TtwuLocal => f.write_str("ttwu.local"),
+            Counter::TtwuRemote => f.write_str("ttwu.remote"),
+            Counter::TtwuRemoteAt(d) => write!(f, "ttwu.remote.{}", d.name()),
+            Counter::TtwuSync => f.write_str("ttwu.sync"),
+            Counter::IpiSent => f.write_str("ipi.sent"),
+            Counter::Switches => f.write_str("sched.switches"),
+            Counter::Forks => f.write_str("sched.forks"),
+            Counter::WakeupOneToMany => f.write_str("wakeup.one_to_many"),
+            Counter::WakeWide => f.write_str("wake_wide.wide"),
+            Counter::SelectSlow => f.write_str("select.slow"),
+            Counter::WakeAffine { level, outcome } => {
+                write!(f, "wake_affine.{level}.{}", outcome.name())
+            }
+            Counter::WakeIdleFound { level } => write!(f, "wake_idle.{level}.found"),
+            Counter::Sis(s) => write!(f, "sis.{}", s.name()),
+            Counter::Migration { cause, level } => {
+                write!(f, "migrations.{}.{level}", cause.name())
+            }
+            Counter::Lb {
+                level,
+                idle,
+                outcome,
+            } => write!(f, "lb.{level}.{}.{}", idle.name(), outcome.name()),
+            Counter::ActiveBalance { level } => write!(f, "active_balance.{level}"),
+            Counter::NewIdleSkipped => f.write_str("newidle.skipped"),
+            Counter::NewIdlePulled => f.write_str("newidle.pulled"),
+        }
+    }
+}
+
+fn level(s: &str) -> Option<Level> {
+    LEVELS.iter().copied().find(|l| *l == s)
+}
+
+fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str) -> Option<T> {
+    all.iter().copied().find(|&t| name(t) == s)
+}
+
+impl FromStr for Counter {
+    type Err = String;
+
+    /// Reads a counter's printed name back (the inverse of `Display`).
+    fn from_str(s: &str) -> Result<Counter, String> {
+        let fixed = [
+            Counter::TtwuLocal,
+            Counter::TtwuRemote,
+            Counter::TtwuSync,
+            Counter::IpiSent,
+            Counter::Switches,
+            Counter::Forks,
+            Counter::WakeupOneToMany,
+            Counter::WakeWide,
+            Counter::SelectSlow,
+            Counter::NewIdleSkipped,
+            Counter::NewIdlePulled,
+        ];
+        if let Some(c) = fixed.into_iter().find(|c| c.to_string() == s) {
+            return Ok(c);
+        }
+        let parts: Vec<&str> = s.split('.').collect();
+        let parsed = match parts.as_slice() {
+            ["ttwu", "remote", d] => {
+                named(&Distance::ALL, Distance::name, d).map(Counter::TtwuRemoteAt)
+            }
+            ["wake_affine", l, o] => level(l)
+                .zip(named(&Affine::ALL, Affine::name, o))
+                .map(|(level, outcome)| Counter::WakeAffine { level, outcome }),
+            ["wake_idle", l, "found"] => level(l).map(|level| Counter::WakeIdleFound { level }),
+            ["sis", b] => named(&Sis::ALL, Sis::name, b).map(Counter::Sis),
+            ["migrations", c, l] => named(&Cause::ALL, Cause::name, c)
+                .zip(level(l))
+                .map(|(cause, level)| Counter::Migration { cause, level }),
+            ["lb", l, i, o] => level(l).and_then(|level| {
+                Some(Counter::Lb {
+                    level,
+                    idle: named(&IdleType::ALL, IdleType::name, i)?,
+                    outcome: named(&LbOutcome::ALL, LbOutcome::name, o)?,
+                })
+            }),
+            ["active_balance", l] => level(l).map(|level| Counter::ActiveBalance { level }),
+            _ => None,
+        };
+        parsed.ok_or_else(|| format!("no counter is named {s:?}"))
+    }
+}
+
+/// Why a task was placed on, or moved to, a CPU: the branch that decided,
+/// as the trace records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// Stayed with its previous CPU.
+    Prev,
+    /// Pulled to the waker's CPU by wake_affine.
+    WakeAffine,
+    /// wake_affine_idle chose prev because it is idle.
+    WakeAffinePrevIdle,
+    /// 2.6.2x passive SD_WAKE_BALANCE.
+    WakeBalance,
+    /// 2.6.2x wake_idle found an idle CPU.
+    WakeIdle,
+    /// select_idle_sibling found this CPU.
+    Sis(Sis),
+    /// The fork / BALANCE_WAKE slow path.
+    FindIdlestCpu,
+    /// A fork child stayed on the parent's CPU.
+    ForkLocal,
+    /// The workload started the task on a given CPU.
+    StartCpu,
+    /// The chosen CPU was not allowed; select_fallback_rq picked another.
+    AffinityFallback,
+    LoadBalance,
+    ActiveBalance,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 16] = [
+        Reason::Prev,
+        Reason::WakeAffine,
+        Reason::WakeAffinePrevIdle,
+        Reason::WakeBalance,
+        Reason::WakeIdle,
+        Reason::Sis(Sis::TargetIdle),
+        Reason::Sis(Sis::PrevIdle),
+        Reason::Sis(Sis::Recent),
+        Reason::Sis(Sis::Smt),
+        Reason::Sis(Sis::ScanFound),
+        Reason::FindIdlestCpu,
+        Reason::ForkLocal,
+        Reason::StartCpu,
+        Reason::AffinityFallback,
+        Reason::LoadBalance,
+        Reason::ActiveBalance,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Prev => "prev",
+            Reason::WakeAffine => "wake_affine",
+            Reason::WakeAffinePrevIdle => "wake_affine.prev_idle",
+            Reason::WakeBalance => "wake_balance",
+            Reason::WakeIdle => "wake_idle",
+            Reason::Sis(Sis::TargetIdle) => "sis.target_idle",
+            Reason::Sis(Sis::PrevIdle) => "sis.prev_idle",
+            Reason::Sis(Sis::Recent) => "sis.recent",
+            Reason::Sis(Sis::Smt) => "sis.smt",
+            Reason::Sis(Sis::ScanFound) => "sis.scan_found",
+            Reason::Sis(Sis::ScanFailed) => "sis.scan_failed",
+            Reason::Sis(Sis::UtilSkip) => "sis.util_skip",
+            Reason::FindIdlestCpu => "find_idlest_cpu",
+            Reason::ForkLocal => "fork_local",
+            Reason::StartCpu => "start_cpu",
+            Reason::AffinityFallback => "affinity_fallback",
+            Reason::LoadBalance => "load_balance",
+            Reason::ActiveBalance => "active_balance",
+        }
+    }
+
+    /// Whether the task moved because of load balancing rather than a wakeup.
+    pub fn is_balancing(self) -> bool {
+        matches!(self, Reason::LoadBalance | Reason::ActiveBalance)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Reason {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Reason, String> {
+        Reason::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("no placement reason is named {s:?}"))
+    }
+}
+
+impl TryFrom<String> for Reason {
+    type Error = String;
+    fn try_from(s: String) -> Result<Reason, String> {
+        s.parse()
+    }
+}
+
+impl From<Reason> for String {
+    fn from(r: Reason) -> String {
+        r.name().to_string()
+    }
+}
+
+impl serde::Serialize for Reason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Reason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reason, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every counter the types can express, at every level.
+    pub(crate) fn every_counter() -> Vec<Counter> {
+        let mut all = vec![
+            Counter::TtwuLocal,
+            Counter::TtwuRemote,
+            Counter::TtwuSync,
+            Counter::IpiSent,
+            Counter::Switches,
+            Counter::Forks,
+            Counter::WakeupOneToMany,
+            Counter::WakeWide,
+            Counter::SelectSlow,
+            Counter::NewIdleSkipped,
+            Counter::NewIdlePulled,
+        ];
+        all.extend(Distance::ALL.map(Counter::TtwuRemoteAt));
+        all.extend(Sis::ALL.map(Counter::Sis));
+        for &level in LEVELS {
+            all.extend(Affine::ALL.map(|outcome| Counter::WakeAffine { level, outcome }));
+            all.push(Counter::WakeIdleFound { level });
+            all.extend(Cause::ALL.map(|cause| Counter::Migration { cause, level }));
+            for idle in IdleType::ALL {
+                all.extend(LbOutcome::ALL.map(|outcome| Counter::Lb {
+                    level,
+                    idle,
+                    outcome,
+                }));
+            }
+            all.push(Counter::ActiveBalance { level });
+        }
+        all
+    }
+
+    #[test]
+    fn every_counter_name_reads_back_as_itself() {
+        let all = every_counter();
+        let mut names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
+        for (c, name) in all.iter().zip(&names) {
+            assert_eq!(name.parse::<Counter>().as_ref(), Ok(c), "{name}");
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len(), "two counters print the same name");
+        assert!("wake_affine.MC.bogus".parse::<Counter>().is_err());
+        assert!("idle.enter.C1".parse::<Counter>().is_err());
+    }
+
+    #[test]
+    fn every_reason_reads_back_as_itself() {
+        for r in Reason::ALL {
+            assert_eq!(r.name().parse::<Reason>(), Ok(r));
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<Reason>(&json).unwrap(), r);
+        }
+        assert!("sideways".parse::<Reason>().is_err());
+    }
+}

@@ -1,0 +1,163 @@
+//! The scheduler: CFS run queues ([`cfs`]), load tracking ([`load`]),
+//! wakeup placement ([`wakeup`]) and load balancing ([`balance`], with the
+//! group statistics of [`groups`]), each era by its own functions.
+//!
+//! API boundary: the scheduler sees the machine's state only through
+//! [`SchedEnv`], which the engine implements (and tests implement on
+//! hand-built states, `sched::testenv`). It never sees the event queue,
+//! where time comes from, or the cost model; it asks the environment to
+//! move a queued task or to push a running one, and the engine carries
+//! that out. The engine, in turn, never decides placement or balancing.
+//! Static dispatch only: every function is generic over the environment.
+
+pub mod balance;
+pub mod cfs;
+pub(crate) mod groups;
+pub mod load;
+pub mod wakeup;
+
+#[cfg(test)]
+pub(crate) mod testenv;
+
+use crate::counters::{Counter, Reason};
+use crate::cpuset::CpuSet;
+use crate::domains::Domains;
+use crate::policy::KernelPolicy;
+use crate::topology::Topology;
+use cfs::{CfsRq, Entity};
+use load::CpuLoad;
+
+/// What the scheduler keeps per task beyond its run-queue entity: the
+/// wakee statistics of wake_wide, 2.6.2x's avg_overlap, 6.5's recent_used_cpu.
+#[derive(Debug, Clone, Default)]
+pub struct TaskSched {
+    /// The task this one last woke, and how often that changed (wake_wide).
+    pub last_wakee: Option<usize>,
+    pub wakee_flips: u64,
+    pub wakee_flip_decay_ns: u64,
+    /// 2.6.2x: how long the task runs on after waking another before it
+    /// sleeps (a 1/8-weight average), and its runtime when it last woke one.
+    pub avg_overlap_ns: u64,
+    pub last_wakeup_exec: Option<u64>,
+    /// 6.5: the CPU the task ran on before its previous one.
+    pub recent_used_cpu: usize,
+}
+
+/// Per CPU and domain level: when it last balanced, its current interval,
+/// and how many balances in a row failed to move anything.
+#[derive(Debug, Clone, Copy)]
+pub struct LbState {
+    pub last_balance_ns: u64,
+    pub interval_ms: u64,
+    pub nr_balance_failed: u32,
+}
+
+/// The scheduler's own machine-wide state.
+#[derive(Debug, Clone)]
+pub struct SchedState {
+    /// Load-balancing state per CPU and domain level.
+    pub lb: Vec<Vec<LbState>>,
+    /// Per LLC: some core has all its threads idle (set on idle, cleared by scans).
+    pub llc_has_idle_cores: Vec<bool>,
+    /// Per LLC: the moving average of select_idle_cpu's scan time (SIS_PROP).
+    pub llc_avg_scan_cost_ns: Vec<u64>,
+}
+
+impl SchedState {
+    /// Balance intervals at each level's initial value, no idle cores known.
+    pub fn new(topo: &Topology, domains: &Domains, now: u64) -> SchedState {
+        let nllc = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1);
+        let mut s = SchedState {
+            lb: Vec::new(),
+            llc_has_idle_cores: vec![false; nllc],
+            llc_avg_scan_cost_ns: vec![0; nllc],
+        };
+        s.reset_balance(topo, domains, now);
+        s
+    }
+
+    /// Balance intervals start again at each level's initial value (the
+    /// domains were rebuilt).
+    pub fn reset_balance(&mut self, topo: &Topology, domains: &Domains, now: u64) {
+        self.lb = (0..topo.ncpus())
+            .map(|c| {
+                domains
+                    .of(c)
+                    .map(|d| LbState {
+                        last_balance_ns: now,
+                        interval_ms: d.params.initial_interval_ms.max(1) as u64,
+                        nr_balance_failed: 0,
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+}
+
+/// An idle CPU's C-state as the scheduler sees it (idle_get_state()).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdleState {
+    pub exit_latency_ns: u64,
+    /// When the CPU last went idle.
+    pub since_ns: u64,
+}
+
+/// The narrow interface through which the scheduler reads and changes the
+/// machine. Reads are of the scheduler's own data (run queues, entities,
+/// load history, its state) and of the model (policy, domains, topology);
+/// the only actions are counting and the two migrations only the engine
+/// can carry out.
+pub trait SchedEnv {
+    /// Simulated time, ns.
+    fn now(&self) -> u64;
+    fn policy(&self) -> &KernelPolicy;
+    fn domains(&self) -> &Domains;
+    fn topology(&self) -> &Topology;
+    fn rq(&self, cpu: usize) -> &CfsRq;
+    /// The cpu_load[] history of `cpu`.
+    fn cpu_load(&self, cpu: usize) -> &CpuLoad;
+    /// The kernel's avg_idle of `cpu`: a moving average of its idle periods.
+    fn avg_idle_ns(&self, cpu: usize) -> u64;
+    /// idle_cpu() of 4.15+: nothing running, queued or on its way.
+    fn cpu_idle(&self, cpu: usize) -> bool;
+    /// idle_cpu() of 2.6.2x: the idle task is current (tasks may be queued).
+    fn cpu_curr_idle(&self, cpu: usize) -> bool;
+    /// The C-state `cpu` is in (or was last in) and since when.
+    fn idle_state(&self, cpu: usize) -> IdleState;
+    fn entity(&self, task: usize) -> &Entity;
+    /// The CPU whose queue `task` is on, or that it last ran on.
+    fn task_cpu(&self, task: usize) -> usize;
+    fn allowed(&self, task: usize) -> &CpuSet;
+    fn task(&self, task: usize) -> &TaskSched;
+    fn task_mut(&mut self, task: usize) -> &mut TaskSched;
+    fn state(&self) -> &SchedState;
+    fn state_mut(&mut self) -> &mut SchedState;
+    /// How long checking `cpus` CPUs' idle state takes the waker, ns.
+    fn scan_ns(&self, cpus: u64) -> u64;
+    fn count(&mut self, counter: Counter);
+    /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
+    fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);
+    /// The stopper on `from` pushes its running task to `to`; whether one moved.
+    fn active_balance(&mut self, from: usize, to: usize) -> bool;
+}
+
+/// The load the cpu_load[] history samples and the balancer weighs: the
+/// queue's weight in 2.6.2x, its tasks' runnable PELT load later.
+pub fn instant_load(env: &impl SchedEnv, cpu: usize) -> u64 {
+    let rq = env.rq(cpu);
+    if env.policy().era.is_legacy() {
+        rq.load_weight
+    } else {
+        rq.curr
+            .into_iter()
+            .chain(rq.queued())
+            .map(|t| env.entity(t).pelt.load_avg)
+            .sum()
+    }
+}
+
+/// Whether two CPUs share a last-level cache.
+pub fn shares_cache(env: &impl SchedEnv, a: usize, b: usize) -> bool {
+    let cpus = &env.topology().cpus;
+    cpus[a].llc == cpus[b].llc
+}
