@@ -20,7 +20,9 @@ fn layer_of(module: &str) -> usize {
         "workload::bench" => 3,
         "experiment" | "presets" => 4,
         "codec" | "report" | "explain" | "trace_export" | "fidelity" => 5,
-        other => panic!("module {other} has no layer: add it to tests/layers.rs and ARCHITECTURE.md"),
+        other => {
+            panic!("module {other} has no layer: add it to tests/layers.rs and ARCHITECTURE.md")
+        }
     }
 }
 
@@ -68,7 +70,11 @@ fn visit(dir: &Path, src: &Path, found: &mut Vec<(String, String)>) {
             visit(&path, src, found);
             continue;
         }
-        let rel = path.strip_prefix(src).unwrap().to_string_lossy().to_string();
+        let rel = path
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         if rel == "lib.rs" || rel.ends_with("tests.rs") || rel.ends_with("testenv.rs") {
             continue;
         }
@@ -85,15 +91,29 @@ fn no_module_uses_a_layer_above_its_own() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
     visit(&src, &src, &mut found);
-    assert!(found.len() > 100, "the scan found too little: {}", found.len());
+    assert!(
+        found.len() > 100,
+        "the scan found too little: {}",
+        found.len()
+    );
     let mut upward: Vec<String> = found
         .iter()
         .filter(|(m, used)| layer_of(used) > layer_of(m))
-        .map(|(m, used)| format!("{m} (layer {}) uses {used} (layer {})", layer_of(m), layer_of(used)))
+        .map(|(m, used)| {
+            format!(
+                "{m} (layer {}) uses {used} (layer {})",
+                layer_of(m),
+                layer_of(used)
+            )
+        })
         .collect();
     upward.sort();
     upward.dedup();
-    assert!(upward.is_empty(), "upward dependencies:\n{}", upward.join("\n"));
+    assert!(
+        upward.is_empty(),
+        "upward dependencies:\n{}",
+        upward.join("\n")
+    );
 }
 
 #[test]

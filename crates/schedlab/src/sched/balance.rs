@@ -492,3 +492,124 @@ fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize) -> bool {
     }
     env.now().saturating_sub(env.entity(t).exec_start_ns) < env.policy().tunables.migration_cost_ns
 }
+
+#[cfg(test)]
+mod tests {
+    //! find_busiest_group, calculate_imbalance and load_balance on hand-built
+    //! states, each era by the kernel function it follows.
+    use super::*;
+    use crate::cpuset::CpuSet;
+    use crate::sched::testenv::TestEnv;
+
+    fn level_index(env: &TestEnv, cpu: usize, name: &str) -> usize {
+        env.domains
+            .of(cpu)
+            .position(|d| d.level == name)
+            .unwrap_or_else(|| panic!("no {name} level"))
+    }
+
+    /// update_sg_lb_stats / group_classify (v6.5 kernel/sched/fair.c): three
+    /// hogs on CPU 0 of the desktop's core {0, 8}.
+    #[test]
+    fn group_stats_6_5_classify_an_overloaded_core() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 3);
+        let mc = level_index(&env, 1, "MC");
+        let d = env.domains.of(1).nth(mc).unwrap();
+        assert_eq!(d.params.imbalance_pct, 117);
+        let core0 = *d.groups.iter().find(|g| g.contains(0)).unwrap();
+        assert_eq!(core0.iter().collect::<Vec<_>>(), vec![0, 8]);
+        let s = group_stats(&env, d, &core0, None);
+        // load = util = 3 x 1024; capacity = 2 x 1024 = 2048; nr 3 > weight 2
+        // and 2048 x 100 = 204,800 < 3072 x 117 = 359,424: overloaded.
+        assert_eq!((s.load, s.util, s.capacity), (3072, 3072, 2048));
+        assert_eq!((s.nr_running, s.idle_cpus, s.weight), (3, 1, 2));
+        assert_eq!(s.kind, GroupType::Overloaded);
+        // avg_load = 3072 x 1024 / 2048 = 1536.
+        assert_eq!(s.avg_load, 1536);
+        let idle_core = *d.groups.iter().find(|g| g.contains(1)).unwrap();
+        let s = group_stats(&env, d, &idle_core, None);
+        assert_eq!(
+            (s.kind, s.nr_running, s.idle_cpus),
+            (GroupType::HasSpare, 0, 2)
+        );
+    }
+
+    /// find_busiest_group + calculate_imbalance (v6.5): an idle core pulls
+    /// from an overloaded one inside the LLC by task count.
+    #[test]
+    fn find_busiest_group_6_5_has_spare_pulls_tasks_within_the_llc() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 3);
+        let mc = level_index(&env, 1, "MC");
+        let imb = find_busiest_group(&env, 1, mc, IdleType::Idle).expect("imbalanced");
+        let d = env.domains.of(1).nth(mc).unwrap();
+        assert_eq!(d.groups[imb.group], CpuSet::from_iter([0, 8]));
+        // Local has spare and MC is the LLC: move tasks, (2 idle - 1 idle) / 2
+        // = 0, at least 1.
+        assert_eq!((imb.kind, imb.amount), (Migrate::Task, 1));
+        // A busy CPU's periodic balance leaves has-spare groups alone... but
+        // the busiest is overloaded, so a busy balance still sees it.
+        assert!(find_busiest_group(&env, 1, mc, IdleType::Busy).is_some());
+    }
+
+    /// load_balance (v6.5): the pull itself, its counters and the reset of
+    /// nr_balance_failed.
+    #[test]
+    fn load_balance_6_5_moves_one_task_and_counts_it() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 3);
+        let mc = level_index(&env, 1, "MC");
+        assert_eq!(load_balance(&mut env, 1, mc, IdleType::Idle), 1);
+        assert_eq!(env.migrated.len(), 1);
+        let (task, from, to, why) = env.migrated[0];
+        // detach_tasks walks from the tail of the queue: the last hog queued.
+        assert_eq!((task, from, to, why), (2, 0, 1, Reason::LoadBalance));
+        for c in [
+            lb("MC", IdleType::Idle, LbOutcome::Imbalanced),
+            lb("MC", IdleType::Idle, LbOutcome::Pulled),
+            Counter::Migration {
+                cause: Cause::Balance,
+                level: "MC",
+            },
+        ] {
+            assert!(
+                env.counted.contains(&c),
+                "{c} missing from {:?}",
+                env.counted
+            );
+        }
+        assert_eq!(env.state.lb[1][mc].nr_balance_failed, 0);
+    }
+
+    /// find_busiest_group by load (v2.6.28 kernel/sched.c), worked by hand on
+    /// the 2008 box's MC level (one CPU per group, no shared child, so each
+    /// group's power is 1024).
+    #[test]
+    fn find_busiest_group_2_6_28_by_load() {
+        let mut env = TestEnv::era("phoenix-2008", Era::V2_6_28);
+        env.hogs(&[0], 3);
+        env.hogs(&[1], 1);
+        // Histories equal to the current loads, so source_load == target_load.
+        env.cpu_loads[0].cpu_load = [3072; 5];
+        env.cpu_loads[1].cpu_load = [1024; 5];
+        let mc = level_index(&env, 2, "MC");
+        let d = env.domains.of(2).nth(mc).unwrap();
+        assert!(d.span.contains(0) && d.span.contains(1) && d.span.contains(3));
+        let imb = find_busiest_group(&env, 2, mc, IdleType::Idle).expect("imbalanced");
+        // Groups {0}: avg 3072, 3 tasks > capacity 1, per task 1024; {1}: 1024;
+        // {2} (local) and {3}: 0. Domain average = 4096 x 1024 / 4096 = 1024.
+        // max_pull = min(3072 - 1024, 3072 - 1024 per task) = 2048;
+        // imbalance = min(2048 x 1024, (1024 - 0) x 1024) / 1024 = 1024.
+        assert_eq!(
+            env.domains.of(2).nth(mc).unwrap().groups[imb.group],
+            CpuSet::single(0)
+        );
+        assert_eq!((imb.kind, imb.amount), (Migrate::Load, 1024));
+        // The busiest must exceed the local group by imbalance_pct: with CPU 2
+        // as loaded as CPU 0 there is nothing to do.
+        env.hogs(&[2], 3);
+        env.cpu_loads[2].cpu_load = [3072; 5];
+        assert!(find_busiest_group(&env, 2, mc, IdleType::Idle).is_none());
+    }
+}

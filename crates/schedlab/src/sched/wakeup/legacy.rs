@@ -91,17 +91,6 @@ pub(super) fn select(
     wake_idle(env, p, prev, placed)
 }
 
-#[cfg(test)]
-pub(super) fn select_for_test(
-    env: &mut impl SchedEnv,
-    p: usize,
-    prev: usize,
-    this: usize,
-    sync: bool,
-) -> Placement {
-    select(env, p, prev, this, sync)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn wake_affine(
     env: &impl SchedEnv,

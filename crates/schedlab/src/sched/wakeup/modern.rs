@@ -295,20 +295,6 @@ fn select_idle_sibling(
     }
 }
 
-#[cfg(test)]
-pub(super) fn select_idle_sibling_for_test(
-    env: &mut impl SchedEnv,
-    placed: &mut Placement,
-    p: usize,
-    prev: usize,
-    target: usize,
-) -> Option<(usize, Sis)> {
-    match env.policy().era {
-        Era::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
-        _ => select_idle_sibling_6_5(env, placed, p, prev, target),
-    }
-}
-
 /// The "target idle" and "prev idle and cache-affine" steps both eras share.
 fn sis_quick(env: &impl SchedEnv, prev: usize, target: usize) -> Option<(usize, Sis)> {
     if env.cpu_idle(target) {
@@ -322,7 +308,7 @@ fn sis_quick(env: &impl SchedEnv, prev: usize, target: usize) -> Option<(usize, 
 
 /// 4.15: target, prev, then select_idle_core, select_idle_cpu (SIS_PROP),
 /// select_idle_smt over target's LLC. No recent_used_cpu (that is 4.16).
-fn select_idle_sibling_4_15(
+pub(super) fn select_idle_sibling_4_15(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
@@ -357,7 +343,7 @@ fn select_idle_sibling_4_15(
 /// 6.5: target, prev, recent_used_cpu, an idle SMT sibling of prev when no
 /// core is idle, then select_idle_cpu (idle cores, or single CPUs within
 /// the SIS_UTIL / SIS_PROP budget) starting after target.
-fn select_idle_sibling_6_5(
+pub(super) fn select_idle_sibling_6_5(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,

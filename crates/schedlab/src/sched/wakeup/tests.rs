@@ -1,49 +1,14 @@
-//! Placement decisions in hand-built states: CPUs made busy by pinned
-//! hogs, a sleeping task `p` whose prev and recent CPUs the test sets.
+//! Placement decisions on hand-built states (`sched::testenv`): CPUs made
+//! busy by queued hogs, a sleeping task `p` whose prev and recent CPUs the
+//! test sets, load histories written directly.
 
 use super::{legacy, modern, Placement, WakeKind};
 use crate::counters::{Affine, Counter, Reason, Sis};
-use crate::engine::{Sim, SimConfig};
 use crate::policy::{Era, PolicySpec, SdFlag};
-use crate::topology::{preset, Topology};
-use crate::workload::program::{Workload, WorkloadSpec};
+use crate::sched::testenv::TestEnv;
 
-/// `hogs[i]` CPU-bound tasks pinned to CPU i, plus a task `p` asleep for a
-/// second; run to `at_ns`. Returns the sim and p's id.
-fn state(machine: &str, policy: PolicySpec, hogs: &[(usize, usize)], at_ns: u64) -> (Sim, usize) {
-    let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
-    let mut tasks = Vec::new();
-    for &(cpu, n) in hogs {
-        for k in 0..n {
-            tasks.push(format!(
-                r#"{{"name":"hog{cpu}.{k}","affinity":"{cpu}","program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}"#
-            ));
-        }
-    }
-    let p = tasks.len();
-    tasks.push(r#"{"name":"p","program":[{"sleep":{"ns":1000000000}}]}"#.to_string());
-    let spec: WorkloadSpec =
-        serde_json::from_str(&format!(r#"{{"tasks":[{}]}}"#, tasks.join(","))).unwrap();
-    let cfg = SimConfig {
-        policy: policy.resolve(topology.ncpus()).unwrap(),
-        workload: Workload::compile(&spec, topology.ncpus()).unwrap(),
-        topology,
-        seed: 1,
-        duration_ns: Some(10_000_000_000),
-        trace: None,
-        measure_from_ns: 0,
-        check_invariants: true,
-    };
-    let mut sim = Sim::new(&cfg).unwrap();
-    sim.run_until(at_ns).unwrap();
-    (sim, p)
-}
-
-fn busy(cpus: &[usize]) -> Vec<(usize, usize)> {
-    cpus.iter().map(|&c| (c, 1)).collect()
-}
-
-/// select_idle_sibling (6.5) on the 8-core desktop (CPU c and c + 8 are siblings).
+/// select_idle_sibling (6.5: select_idle_sibling_6_5, v6.5 kernel/sched/fair.c)
+/// on the 8-core desktop (CPU c and c + 8 are siblings).
 fn sis_6_5(
     busy_cpus: &[usize],
     prev: usize,
@@ -51,17 +16,18 @@ fn sis_6_5(
     target: usize,
     idle_core_hint: bool,
 ) -> Option<(usize, Sis)> {
-    let (mut sim, p) = state(
-        "desktop-8c",
-        PolicySpec::era(Era::V6_5),
-        &busy(busy_cpus),
-        2_000_000,
-    );
-    sim.tasks[p].cpu = prev;
-    sim.tasks[p].sched.recent_used_cpu = recent;
-    sim.sched.llc_has_idle_cores[0] = idle_core_hint;
+    let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+    // Busy CPUs that only just became busy (util_avg 100), so SIS_UTIL
+    // allows a scan: with 15 of them x = 93, 93^2 x 117^2 / (10000 x 1024) = 11,
+    // nr = (1024 - 11) x 16 / 1024 = 15.
+    for &c in busy_cpus {
+        env.task(c, 1024, 100);
+    }
+    let p = env.sleeper(prev);
+    env.tasks[p].recent_used_cpu = recent;
+    env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
+    modern::select_idle_sibling_6_5(&mut env, &mut placed, p, prev, target)
 }
 
 #[test]
@@ -87,18 +53,16 @@ fn select_idle_sibling_6_5_order() {
 fn sis_util_stops_scanning_a_busy_llc() {
     // 15 of 16 CPUs busy for 300 ms: utilisation near 94% is past SIS_UTIL's
     // ~85% cut-off, so the idle CPU 7 is not searched for.
+    // Each busy CPU's util_avg is 1024: x = 15 x 1024 / 16 = 960;
+    // 960^2 x 117^2 / (10000 x 1024) = 1232, capped at 1024, so
+    // nr = (1024 - 1024) x 16 / 1024 = 0 and the budget is 0 + 1 = 1.
     let all_but: Vec<usize> = (0..16).filter(|&c| c != 7).collect();
-    let (mut sim, p) = state(
-        "desktop-8c",
-        PolicySpec::era(Era::V6_5),
-        &busy(&all_but),
-        300_000_000,
-    );
-    sim.tasks[p].cpu = 5;
-    sim.tasks[p].sched.recent_used_cpu = 5;
+    let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+    env.hogs(&all_but, 1);
+    let p = env.sleeper(5);
     let mut placed = Placement::new(5, Reason::Prev);
     assert_eq!(
-        modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, 5, 3),
+        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 5, 3),
         None
     );
     assert!(
@@ -108,23 +72,19 @@ fn sis_util_stops_scanning_a_busy_llc() {
     );
 }
 
-/// select_idle_sibling (4.15) on the desktop.
+/// select_idle_sibling (4.15: v4.15 kernel/sched/fair.c) on the desktop.
 fn sis_4_15(
     busy_cpus: &[usize],
     prev: usize,
     target: usize,
     idle_core_hint: bool,
 ) -> Option<(usize, Sis)> {
-    let (mut sim, p) = state(
-        "desktop-8c",
-        PolicySpec::era(Era::V4_15),
-        &busy(busy_cpus),
-        2_000_000,
-    );
-    sim.tasks[p].cpu = prev;
-    sim.sched.llc_has_idle_cores[0] = idle_core_hint;
+    let mut env = TestEnv::era("desktop-8c", Era::V4_15);
+    env.hogs(busy_cpus, 1);
+    let p = env.sleeper(prev);
+    env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_for_test(&mut sim, &mut placed, p, prev, target)
+    modern::select_idle_sibling_4_15(&mut env, &mut placed, p, prev, target)
 }
 
 #[test]
@@ -139,10 +99,10 @@ fn select_idle_sibling_4_15_order() {
 
 /// wake_affine_idle: this CPU runs the waker (and `extra` more tasks); prev idle.
 fn affine_idle(era: Era, extra: usize, sync: bool) -> Placement {
-    let hogs = vec![(1, 1 + extra)];
-    let (mut sim, p) = state("desktop-8c", PolicySpec::era(era), &hogs, 2_000_000);
-    sim.tasks[p].cpu = 2;
-    super::select_task_rq(&mut sim, p, 2, 1, sync, WakeKind::Wakeup)
+    let mut env = TestEnv::era("desktop-8c", era);
+    env.hogs(&[1], 1 + extra);
+    let p = env.sleeper(2);
+    super::select_task_rq(&mut env, p, 2, 1, sync, WakeKind::Wakeup)
 }
 
 #[test]
@@ -190,11 +150,11 @@ fn wake_affine_idle_cases_by_era() {
 
 /// The 2.6.28 path on the 16-CPU box: the waker runs on CPU 0 with `extra`
 /// more tasks; p last ran on CPU 5 (same node, other... same LLC) or 9.
-fn legacy(policy: PolicySpec, extra: usize, prev: usize, sync: bool, at_ns: u64) -> Placement {
-    let hogs = vec![(0, 1 + extra)];
-    let (mut sim, p) = state("phoenix-2008", policy, &hogs, at_ns);
-    sim.tasks[p].cpu = prev;
-    legacy::select_for_test(&mut sim, p, prev, 0, sync)
+fn legacy(policy: PolicySpec, extra: usize, prev: usize, sync: bool) -> Placement {
+    let mut env = TestEnv::new("phoenix-2008", policy);
+    env.hogs(&[0], 1 + extra);
+    let p = env.sleeper(prev);
+    legacy::select(&mut env, p, prev, 0, sync)
 }
 
 #[test]
@@ -203,18 +163,18 @@ fn legacy_wake_affine_by_hand() {
     // target_load = the current load. CPU 0 runs the waker (1024).
     // Sync: tl = 1024 - 1024 = 0; balanced = 100 x (0 + 1024) <= 112 x 0: no;
     // but tl <= load (0 <= 0) and tl + target_load(prev) = 0 <= 1024 per task: affine.
-    let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 9, true, 2_000_000);
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 9, true);
     assert_eq!((pl.cpu, pl.reason), (0, Reason::WakeAffine));
     assert!(pl.path.contains(&Some(Counter::WakeAffine {
         level: "NODE",
         outcome: Affine::Affine
     })));
     // 2.6.27's NODE has no SD_WAKE_AFFINE: the wakee stays on its idle prev.
-    let pl = legacy(PolicySpec::era(Era::V2_6_27), 0, 9, true, 2_000_000);
+    let pl = legacy(PolicySpec::era(Era::V2_6_27), 0, 9, true);
     assert_eq!(pl.cpu, 9);
     // Three tasks on CPU 0: tl = 3072 - 1024 = 2048 > load 0: not affine; the
     // passive check 112 x 3072 <= 100 x 0 fails too; wake_idle keeps idle prev 5.
-    let pl = legacy(PolicySpec::era(Era::V2_6_28), 2, 2, true, 2_000_000);
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 2, 2, true);
     assert_eq!((pl.cpu, pl.reason), (2, Reason::Prev));
     assert!(
         pl.path.contains(&Some(Counter::WakeAffine {
@@ -237,17 +197,21 @@ fn legacy_passive_wake_balance() {
         .or_default()
         .flags
         .insert("WAKE_AFFINE".into(), false);
-    let topology = Topology::from_spec(&preset("phoenix-2008").unwrap()).unwrap();
-    let hogs = vec![(0, 1), (1, 3)];
-    let (mut sim, p) = state("phoenix-2008", spec, &hogs, 100_000_000);
-    assert_eq!(topology.ncpus(), 16);
-    sim.tasks[p].cpu = 1;
-    let pl = legacy::select_for_test(&mut sim, p, 1, 0, false);
+    let mut env = TestEnv::new("phoenix-2008", spec);
+    env.hogs(&[0], 1);
+    env.hogs(&[1], 3);
+    // The wake_idx history after some ticks: CPU 0 at 1024, CPU 1 at 2048
+    // (it climbs towards its 3072); source_load(1) = min(2048, 3072) = 2048,
+    // target_load(0) = max(1024, 1024) = 1024.
+    env.cpu_loads[0].cpu_load = [1024; 5];
+    env.cpu_loads[1].cpu_load = [2048; 5];
+    let p = env.sleeper(1);
+    let pl = legacy::select(&mut env, p, 1, 0, false);
     assert_eq!(
         (pl.cpu, pl.reason),
         (0, Reason::WakeBalance),
         "{:?}",
         pl.path
     );
-    assert!(sim.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
+    assert!(env.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
 }
