@@ -22,6 +22,10 @@ pub struct MachineSpec {
     pub distances: Option<Vec<Vec<u32>>>,
     #[serde(default)]
     pub costs: HwCosts,
+    /// Set by `schedlab calibrate`: the measurements behind `costs`. Not
+    /// read by the simulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::calibration::Calibration>,
 }
 
 /// Where the CPUs are: a regular shape, or an explicit list (from `lscpu -p`).
@@ -610,6 +614,7 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
         layout: Layout::Cpus(places),
         distances: None,
         costs: HwCosts::default(),
+        calibration: None,
     })
 }
 
@@ -641,6 +646,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
         layout,
         distances: None,
         costs,
+        calibration: None,
     };
     Ok(match name {
         "phoenix-2008" => spec(
@@ -759,6 +765,7 @@ mod tests {
             }),
             distances: None,
             costs: HwCosts::default(),
+            calibration: None,
         };
         let t = Topology::from_spec(&spec).unwrap();
         assert_eq!(t.core_span(2).to_list_string(), "2-3");
@@ -828,6 +835,7 @@ mod tests {
             layout: shape(8, 2, 4, 8, 4),
             distances: None,
             costs: HwCosts::default(),
+            calibration: None,
         };
         let err = Topology::from_spec(&spec).unwrap_err().to_string();
         assert!(
