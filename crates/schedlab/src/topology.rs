@@ -618,6 +618,26 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
     })
 }
 
+/// A machine pasted or loaded as text: a machine JSON (as `schedlab
+/// calibrate` writes it: its costs are kept, its calibration record, which
+/// the simulator never reads, is dropped so links stay short) or `lscpu -p`
+/// output.
+pub fn import_machine(name: &str, text: &str) -> Result<MachineSpec> {
+    if !text.trim_start().starts_with('{') {
+        return parse_lscpu(name, text);
+    }
+    let mut spec: MachineSpec = serde_json::from_str(text).map_err(|e| {
+        Error::invalid(format!(
+            "machine JSON line {}, column {}: {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    spec.calibration = None;
+    Topology::from_spec(&spec)?;
+    Ok(spec)
+}
+
 /// The shipped machines, by name.
 pub const PRESETS: [&str; 5] = [
     "phoenix-2008",
@@ -880,6 +900,33 @@ mod tests {
         assert_eq!(t.nnodes(), 1);
         // No L3 column value: the LLC falls back to L2, which is per core here.
         assert_eq!(t.distance(0, 1), CpuDistance::OtherLlc);
+    }
+
+    #[test]
+    fn a_machine_json_imports_without_its_calibration_record() {
+        let mut spec = preset("kvm-2vcpu").unwrap();
+        spec.calibration = Some(crate::calibration::Calibration {
+            tool: "schedlab calibrate".into(),
+            kernel: String::new(),
+            cpu_model: String::new(),
+            topology_source: String::new(),
+            probes: vec![],
+            costs: vec![],
+            skipped: vec![],
+        });
+        let text = serde_json::to_string_pretty(&spec).unwrap();
+        let back = import_machine("x", &text).unwrap();
+        assert_eq!(back.calibration, None);
+        assert_eq!(back.costs, spec.costs);
+        // Without the field, as every machine JSON before it.
+        let plain = serde_json::to_string(&back).unwrap();
+        assert!(!plain.contains("calibration"));
+        assert_eq!(import_machine("x", &plain).unwrap(), back);
+        let err = import_machine("x", "{\"name\": 1}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("machine JSON line 1"), "{err}");
+        assert_eq!(import_machine("x", LSCPU_2S_SMT).unwrap().name, "x");
     }
 
     #[test]
