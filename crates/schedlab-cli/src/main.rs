@@ -4,9 +4,11 @@
 //! bad input.
 
 mod bench;
+mod calibrate;
 mod fidelity;
 mod machine_arg;
 mod run;
+mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab::domains::Domains;
@@ -96,6 +98,50 @@ enum Command {
     Decode { code: String },
     /// Measure the engine's speed on standard cases.
     Bench,
+    /// Measure this machine: topology from the kernel, costs from native
+    /// probes (each with its median, spread and how the cost follows).
+    Calibrate {
+        /// Write the machine JSON here (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+        /// The machine's name.
+        #[arg(long, default_value = "calibrated")]
+        name: String,
+        /// Short probes (a few seconds, noisier): for tests.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Run the real scheduler benchmarks that are installed (perf bench
+    /// sched pipe and messaging, hackbench) beside the same workloads
+    /// simulated on a calibrated machine, with the era nearest this kernel.
+    Validate {
+        /// A machine JSON from `schedlab calibrate` (default: calibrate now).
+        machine: Option<String>,
+        /// Runs of each real benchmark.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Round trips of perf bench sched pipe (-l).
+        #[arg(long, default_value_t = 50_000)]
+        pipe_loops: u64,
+        /// Messages per sender and receiver of hackbench and messaging (-l).
+        #[arg(long, default_value_t = 100)]
+        loops: u64,
+        /// Group counts of hackbench (-g); the middle one also for the
+        /// pipes, threads and messaging runs.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+        groups: Vec<u64>,
+        /// Simulate this era instead of the one nearest the running kernel.
+        #[arg(long)]
+        era: Option<String>,
+        /// When calibrating now, use short probes.
+        #[arg(long)]
+        quick: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: DumpFormat,
+        /// Simulations run in parallel (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// Every published number of the seed commits beside the simulated one.
     Fidelity {
         /// Points run in parallel (default: all cores).
@@ -215,5 +261,42 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             + "\n"),
         Command::Bench => bench::run(),
         Command::Fidelity { jobs } => fidelity::run(jobs),
+        Command::Validate {
+            machine,
+            runs,
+            pipe_loops,
+            loops,
+            groups,
+            era,
+            quick,
+            format,
+            jobs,
+        } => validate::run(&validate::Options {
+            machine,
+            runs,
+            pipe_loops,
+            loops,
+            groups,
+            era,
+            quick,
+            json: matches!(format, DumpFormat::Json),
+            jobs,
+        }),
+        Command::Calibrate {
+            output,
+            name,
+            quick,
+        } => {
+            let spec = calibrate::calibrate(&calibrate::Options { name, quick })?;
+            let json = serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())? + "\n";
+            match output {
+                Some(file) => {
+                    std::fs::write(&file, &json).map_err(|e| format!("{}: {e}", file.display()))?;
+                    eprintln!("calibrate: wrote {}", file.display());
+                    Ok(String::new())
+                }
+                None => Ok(json),
+            }
+        }
     }
 }

@@ -8,7 +8,8 @@
 //! - [`limits`]: the one table of size limits every input is checked against.
 //! - [`cpuset`]: a fixed-size CPU bitmask.
 //! - [`topology`]: machines (nodes, packages, LLCs, cores, threads, costs),
-//!   presets and `lscpu -p` import.
+//!   presets and `lscpu -p` import; [`calibration`]: how a measured
+//!   machine's costs were obtained.
 //! - [`policy`]: kernel policy as data: eras, SD flags, features, tunables.
 //! - [`domains`]: the sched-domain hierarchy a policy builds on a machine.
 //! - [`knobs`]: every knob of a policy on a machine, with its era default.
@@ -19,6 +20,7 @@
 //! - [`explain`]: sentences on the largest difference between variants.
 //! - [`trace_export`]: a run's traced window as Chrome trace-event JSON.
 
+pub mod calibration;
 pub mod codec;
 pub mod cost;
 pub mod counters;

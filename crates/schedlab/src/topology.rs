@@ -22,6 +22,10 @@ pub struct MachineSpec {
     pub distances: Option<Vec<Vec<u32>>>,
     #[serde(default)]
     pub costs: HwCosts,
+    /// Set by `schedlab calibrate`: the measurements behind `costs`. Not
+    /// read by the simulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::calibration::Calibration>,
 }
 
 /// Where the CPUs are: a regular shape, or an explicit list (from `lscpu -p`).
@@ -610,7 +614,28 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
         layout: Layout::Cpus(places),
         distances: None,
         costs: HwCosts::default(),
+        calibration: None,
     })
+}
+
+/// A machine pasted or loaded as text: a machine JSON (as `schedlab
+/// calibrate` writes it: its costs are kept, its calibration record, which
+/// the simulator never reads, is dropped so links stay short) or `lscpu -p`
+/// output.
+pub fn import_machine(name: &str, text: &str) -> Result<MachineSpec> {
+    if !text.trim_start().starts_with('{') {
+        return parse_lscpu(name, text);
+    }
+    let mut spec: MachineSpec = serde_json::from_str(text).map_err(|e| {
+        Error::invalid(format!(
+            "machine JSON line {}, column {}: {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    spec.calibration = None;
+    Topology::from_spec(&spec)?;
+    Ok(spec)
 }
 
 /// The shipped machines, by name.
@@ -641,6 +666,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
         layout,
         distances: None,
         costs,
+        calibration: None,
     };
     Ok(match name {
         "phoenix-2008" => spec(
@@ -759,6 +785,7 @@ mod tests {
             }),
             distances: None,
             costs: HwCosts::default(),
+            calibration: None,
         };
         let t = Topology::from_spec(&spec).unwrap();
         assert_eq!(t.core_span(2).to_list_string(), "2-3");
@@ -828,6 +855,7 @@ mod tests {
             layout: shape(8, 2, 4, 8, 4),
             distances: None,
             costs: HwCosts::default(),
+            calibration: None,
         };
         let err = Topology::from_spec(&spec).unwrap_err().to_string();
         assert!(
@@ -872,6 +900,33 @@ mod tests {
         assert_eq!(t.nnodes(), 1);
         // No L3 column value: the LLC falls back to L2, which is per core here.
         assert_eq!(t.distance(0, 1), CpuDistance::OtherLlc);
+    }
+
+    #[test]
+    fn a_machine_json_imports_without_its_calibration_record() {
+        let mut spec = preset("kvm-2vcpu").unwrap();
+        spec.calibration = Some(crate::calibration::Calibration {
+            tool: "schedlab calibrate".into(),
+            kernel: String::new(),
+            cpu_model: String::new(),
+            topology_source: String::new(),
+            probes: vec![],
+            costs: vec![],
+            skipped: vec![],
+        });
+        let text = serde_json::to_string_pretty(&spec).unwrap();
+        let back = import_machine("x", &text).unwrap();
+        assert_eq!(back.calibration, None);
+        assert_eq!(back.costs, spec.costs);
+        // Without the field, as every machine JSON before it.
+        let plain = serde_json::to_string(&back).unwrap();
+        assert!(!plain.contains("calibration"));
+        assert_eq!(import_machine("x", &plain).unwrap(), back);
+        let err = import_machine("x", "{\"name\": 1}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("machine JSON line 1"), "{err}");
+        assert_eq!(import_machine("x", LSCPU_2S_SMT).unwrap().name, "x");
     }
 
     #[test]

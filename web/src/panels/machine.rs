@@ -1,5 +1,5 @@
 //! The Machine panel: a preset, a hand-built shape with distances and costs,
-//! or a real machine from `lscpu -p`.
+//! or a real machine from `lscpu -p` or `schedlab calibrate` (pasted or loaded).
 
 use crate::drawing::MachineDrawing;
 use crate::fields::{self, EditorHandle};
@@ -171,6 +171,25 @@ pub fn MachinePanel(props: &Props) -> Html {
         let (ed, lscpu) = (ed.clone(), lscpu.clone());
         Callback::from(move |_| ed.dispatch(Edit::ImportLscpu((*lscpu).clone())))
     };
+    // A file (a calibrated machine JSON or lscpu -p output) is read into the
+    // text box and imported.
+    let on_file = {
+        let (ed, lscpu) = (ed.clone(), lscpu.clone());
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            let (ed, lscpu) = (ed.clone(), lscpu.clone());
+            let done = wasm_bindgen::closure::Closure::once(move |v: wasm_bindgen::JsValue| {
+                let text = v.as_string().unwrap_or_default();
+                lscpu.set(text.clone());
+                ed.dispatch(Edit::ImportLscpu(text));
+            });
+            let _ = file.text().then(&done);
+            done.forget();
+        })
+    };
     let lscpu_field = "machine.lscpu";
     html! {
         <section class="panel" id="machine-panel" aria-labelledby="machine-h">
@@ -181,10 +200,13 @@ pub fn MachinePanel(props: &Props) -> Html {
             { summary }
             { builder }
             <details class="lscpu" open={ed.error_at(lscpu_field).is_some()}>
-                <summary>{ "Import a real machine (lscpu -p)" }</summary>
+                <summary>{ "Import a real machine (lscpu -p, or schedlab calibrate)" }</summary>
                 <textarea id="lscpu-text" data-field={lscpu_field} rows="5" spellcheck="false"
-                    placeholder="paste the output of: lscpu -p" value={(*lscpu).clone()} oninput={on_lscpu_input} />
+                    placeholder="paste the output of: lscpu -p, or the JSON of: schedlab calibrate" value={(*lscpu).clone()} oninput={on_lscpu_input} />
                 <button class="secondary" id="lscpu-import" onclick={on_import}>{ "Import" }</button>
+                <label class="secondary">{ "or load a file " }
+                    <input type="file" id="machine-file" accept=".json,.txt,text/plain,application/json" onchange={on_file} />
+                </label>
                 if let Some(e) = ed.error_at(lscpu_field) { <small class="field-error" role="alert">{ e.to_string() }</small> }
             </details>
         </section>

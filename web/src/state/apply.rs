@@ -38,7 +38,7 @@ pub(super) fn apply(ed: &mut Editor, action: Edit) -> Result<(), Error> {
         }
         Edit::MachineCustom => apply_machine_custom(exp)?,
         Edit::ImportLscpu(text) => {
-            let spec = topology::parse_lscpu("lscpu-import", &text)?;
+            let spec = topology::import_machine("lscpu-import", &text)?;
             exp.machine = MachineRef::Spec(Box::new(spec));
             ed.notice = drop_missing_levels(exp);
         }

@@ -17,6 +17,7 @@ pub fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) 
         }),
         distances: None,
         costs,
+        calibration: None,
     })
     .unwrap()
 }

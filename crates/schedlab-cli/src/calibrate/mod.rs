@@ -1,0 +1,977 @@
+//! `schedlab calibrate`: this machine's topology from the kernel, and the
+//! model's costs measured by native probes. Every cost written is either
+//! measured (with the probes and the formula), read from the kernel, or the
+//! model's default with the reason it could not be measured; the machine's
+//! `calibration` records all of it.
+
+pub mod measure;
+pub mod probes;
+pub mod sysfs;
+
+use measure::{Budget, Stat};
+use probes::{OneWay, Wait};
+use schedlab::calibration::{Calibration, DerivedCost, Probe, Skipped};
+use schedlab::topology::{CState, CpuPlace, HwCosts, MachineSpec, Topology};
+use std::collections::BTreeMap;
+use std::io::Write;
+
+pub struct Options {
+    pub name: String,
+    /// Short probes (for tests): noisier, a few seconds in all.
+    pub quick: bool,
+}
+
+/// The distance classes of the cost arrays, by index.
+const CLASS: [&str; 4] = [
+    "SMT siblings",
+    "two cores of one LLC",
+    "two LLCs of one node",
+    "two nodes",
+];
+const CLASS_KEY: [&str; 4] = ["smt", "llc", "cross_llc", "cross_node"];
+
+/// Idle periods before a wakeup, for the idle-exit probes.
+const IDLE_GAPS_NS: [u64; 5] = [0, 50_000, 200_000, 1_000_000, 5_000_000];
+
+struct Run {
+    budget: Budget,
+    probes: Vec<Probe>,
+    skipped: Vec<Skipped>,
+    costs: Vec<DerivedCost>,
+    done: usize,
+}
+
+/// Runs `f` on a thread of its own, so the probe's pinning ends with it.
+fn on_thread<T: Send>(f: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .map_err(|_| "the probe thread panicked".to_string())?
+    })
+}
+
+fn fmt_value(v: f64, unit: &str) -> String {
+    match unit {
+        "ns" if v >= 10_000.0 => format!("{:.1} us", v / 1000.0),
+        "ns" => format!("{v:.0} ns"),
+        _ => format!("{v:.2} {unit}"),
+    }
+}
+
+impl Run {
+    /// Runs one probe, records it and prints a progress line; a probe that
+    /// fails is recorded as skipped with its error.
+    fn probe(
+        &mut self,
+        name: &str,
+        what: &str,
+        cpus: &[u32],
+        unit: &str,
+        f: impl FnOnce(&Budget) -> Result<Stat, String> + Send,
+    ) -> Option<f64> {
+        self.done += 1;
+        let mut err = std::io::stderr();
+        let _ = write!(err, "calibrate: [{:>2}] {name:<34} ", self.done);
+        let _ = err.flush();
+        let budget = self.budget;
+        match on_thread(move || f(&budget)) {
+            Ok(s) => {
+                let _ = writeln!(
+                    err,
+                    "{:>10}  ±{:.1}% ({} batches)",
+                    fmt_value(s.median, unit),
+                    s.spread_pct(),
+                    s.batches
+                );
+                self.probes.push(Probe {
+                    name: name.into(),
+                    what: what.into(),
+                    cpus: cpus.to_vec(),
+                    unit: unit.into(),
+                    median: round2(s.median),
+                    spread: round2(s.spread),
+                    batches: s.batches,
+                });
+                Some(s.median)
+            }
+            Err(e) => {
+                let _ = writeln!(err, "not run: {e}");
+                self.skip(name, &e);
+                None
+            }
+        }
+    }
+
+    fn skip(&mut self, probe: &str, why: &str) {
+        self.skipped.push(Skipped {
+            probe: probe.into(),
+            why: why.into(),
+        });
+    }
+
+    fn cost(&mut self, cost: &str, value: f64, source: &str, how: impl Into<String>) {
+        self.costs.push(DerivedCost {
+            cost: cost.into(),
+            value: round2(value),
+            source: source.into(),
+            how: how.into(),
+        });
+    }
+
+    fn default_cost(&mut self, cost: &str, value: u64, why: impl Into<String>) {
+        self.cost(cost, value as f64, "default", why);
+    }
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// A derived nanosecond cost: rounded, and never below zero (a difference
+/// of two noisy medians can be); says so when it was.
+fn ns(v: f64, how: &mut String) -> u64 {
+    if v < 0.0 {
+        how.push_str(&format!(
+            " (came out {v:.0} ns: below what the probes resolve, so 0)"
+        ));
+        0
+    } else {
+        v.round() as u64
+    }
+}
+
+/// The distance class of two CPUs (index into the cost arrays).
+fn class(a: &CpuPlace, b: &CpuPlace) -> usize {
+    if a.core == b.core {
+        0
+    } else if a.llc == b.llc {
+        1
+    } else if a.node == b.node {
+        2
+    } else {
+        3
+    }
+}
+
+pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
+    let machine = sysfs::machine()?;
+    let allowed: Vec<u32> = probes::allowed_cpus()
+        .into_iter()
+        .filter(|c| machine.places.contains_key(c))
+        .collect();
+    let Some(&a) = allowed.first() else {
+        return Err("this process may run on none of the online CPUs (sched_getaffinity)".into());
+    };
+    let mut run = Run {
+        budget: if opts.quick {
+            Budget::quick()
+        } else {
+            Budget::normal()
+        },
+        probes: vec![],
+        skipped: vec![],
+        costs: vec![],
+        done: 0,
+    };
+    eprintln!(
+        "calibrate: {} CPUs ({} allowed), topology from {}{}",
+        machine.os_cpus.len(),
+        allowed.len(),
+        machine.source,
+        if opts.quick { "; quick probes" } else { "" }
+    );
+    for n in &machine.notes {
+        eprintln!("calibrate: note: {n}");
+    }
+    // A partner CPU for each distance class, if there is one.
+    let mut partner: [Option<u32>; 4] = [None; 4];
+    for &b in &allowed[1..] {
+        let c = class(&machine.places[&a], &machine.places[&b]);
+        partner[c].get_or_insert(b);
+    }
+    let mut costs = HwCosts::default();
+    let d = HwCosts::default();
+
+    // One CPU: system calls, copies, messages, fork, switches.
+    let sys = run.probe(
+        "syscall",
+        "a bare system call (getppid)",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            measure::repeat(b, || probes::syscall(2_000))
+        },
+    );
+    let pipe_pair = run.probe(
+        "pipe_op_pair",
+        "a 4-byte pipe write and its read by one thread, nobody waiting",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            let p = probes::Pair::pipe()?;
+            measure::repeat(b, || p.batch(4, 500))
+        },
+    );
+    let pipe_copy = run.probe(
+        "pipe_16k_pair",
+        "a 16 KiB pipe write and its read by one thread",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            let p = probes::Pair::pipe()?;
+            measure::repeat(b, || p.batch(16_384, 50))
+        },
+    );
+    let unix_pair = run.probe(
+        "unix_msg_pair",
+        "a 100-byte AF_UNIX stream write and its read by one thread",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            let p = probes::Pair::unix()?;
+            measure::repeat(b, || p.batch(100, 500))
+        },
+    );
+    let tcp_pair = run.probe(
+        "tcp_loopback_pair",
+        "a 1-byte loopback TCP write and its read by one thread",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            let mut t = probes::Tcp::new()?;
+            measure::repeat(b, || t.batch(200))
+        },
+    );
+    let fork = run.probe(
+        "fork",
+        "fork() until it returns in the parent (the child exits at once)",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            measure::repeat(b, || probes::fork(3))
+        },
+    );
+    let rt_proc = run.probe(
+        "pipe_rt_same_cpu_processes",
+        "a pipe round trip between two processes on one CPU",
+        &[a],
+        "ns",
+        move |b| {
+            probes::pin(a)?;
+            let p = probes::PingPong::processes()?;
+            measure::repeat(b, || p.batch(200))
+        },
+    );
+    let rt_thread = run.probe(
+        "pipe_rt_same_cpu_threads",
+        "a pipe round trip between two threads of one process on one CPU",
+        &[a],
+        "ns",
+        move |b| {
+            let p = probes::PingPong::threads(a, a)?;
+            measure::repeat(b, || p.batch(200))
+        },
+    );
+
+    let lone_write = run.probe(
+        "pipe_write_alone",
+        "an 8-byte pipe write that wakes nobody, timed call by call",
+        &[a],
+        "ns",
+        move |bud| {
+            probes::pin(a)?;
+            measure::repeat(bud, || probes::lone_write(50))
+        },
+    );
+    let local_write = run.probe(
+        "pipe_write_wakes_local",
+        "an 8-byte pipe write waking a SCHED_IDLE reader blocked on the same CPU (no preemption), timed call by call",
+        &[a],
+        "ns",
+        move |bud| {
+            let o = OneWay::new(a, a, Wait::Local, 0)?;
+            measure::repeat(bud, || o.batch(20).map(|x| x.write_ns))
+        },
+    );
+
+    let read_local = run.probe(
+        "read_after_write_same_cpu",
+        "an 8-byte pipe read() of what this thread just wrote, timed call by call",
+        &[a],
+        "ns",
+        move |bud| {
+            let o = probes::ReadAfter::new(a, None)?;
+            measure::repeat(bud, || o.batch(50))
+        },
+    );
+
+    // Across CPUs, for each distance the machine has.
+    let mut miss: [Option<f64>; 4] = [None; 4];
+    let mut poll: [Option<f64>; 4] = [None; 4];
+    for c in 0..4 {
+        let Some(b) = partner[c] else {
+            let why = if allowed.len() < 2 {
+                "only one CPU may be used".to_string()
+            } else {
+                format!("no CPU pair of {} on this machine", CLASS[c])
+            };
+            run.skip(&format!("cross-CPU probes, {}", CLASS[c]), &why);
+            continue;
+        };
+        let key = CLASS_KEY[c];
+        miss[c] = run.probe(
+            &format!("line_bounce_{key}"),
+            &format!("one transfer of a cache line bounced between {}", CLASS[c]),
+            &[a, b],
+            "ns",
+            move |bud| {
+                let l = probes::LineBounce::new(a, b)?;
+                measure::repeat(bud, || l.batch(2_000))
+            },
+        );
+        run.probe(
+            &format!("pipe_rt_{key}"),
+            &format!("a pipe round trip between two threads on {}", CLASS[c]),
+            &[a, b],
+            "ns",
+            move |bud| {
+                let p = probes::PingPong::threads(a, b)?;
+                measure::repeat(bud, || p.batch(20))
+            },
+        );
+        poll[c] = run.probe(
+            &format!("read_after_write_{key}"),
+            &format!(
+                "an 8-byte pipe read() on one of {} of what the other just wrote, timed call by call",
+                CLASS[c]
+            ),
+            &[a, b],
+            "ns",
+            move |bud| {
+                let o = probes::ReadAfter::new(a, Some(b))?;
+                measure::repeat(bud, || o.batch(50))
+            },
+        );
+    }
+    // The wakeup probes use the nearest pair that is not an SMT sibling
+    // (the model has one IPI cost and one idle-exit table).
+    let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
+    let mut refill = None;
+    let mut busy = None;
+    let mut busy_write = None;
+    let mut idle: Vec<(u64, f64, Option<usize>, f64)> = Vec::new();
+    let states = sysfs::idle_states(near.and_then(|c| partner[c]).unwrap_or(a));
+    if let Some(c) = near {
+        let b = partner[c].expect("near has a partner");
+        let key = CLASS_KEY[c];
+        refill = run.probe(
+            &format!("refill_{key}"),
+            &format!(
+                "reading a {} KiB working set just written on {} (one load per line, in order), per line",
+                256, CLASS[c]
+            ),
+            &[a, b],
+            "ns",
+            move |bud| {
+                let r = probes::Refill::new(a, b)?;
+                measure::repeat(bud, || r.batch())
+            },
+        );
+        let mut bw = None;
+        busy = run.probe(
+            &format!("oneway_busy_{key}"),
+            &format!(
+                "a pipe write to the blocked reader returning on {}, its CPU busy with a SCHED_IDLE task (wakeup preemption by IPI, no idle exit)",
+                CLASS[c]
+            ),
+            &[a, b],
+            "ns",
+            |bud| {
+                let o = OneWay::new(a, b, Wait::Busy, 20_000)?;
+                let mut writes = Vec::new();
+                let s = measure::repeat(bud, || {
+                    let x = o.batch(10)?;
+                    writes.push(x.write_ns);
+                    Ok(x.latency_ns)
+                })?;
+                bw = Some(measure::median(&writes));
+                Ok(s)
+            },
+        );
+        busy_write = bw;
+        if let Some(w) = busy_write {
+            run.probes.push(Probe {
+                name: format!("oneway_busy_{key}_write"),
+                what: "the writer's write() call in oneway_busy (it wakes the reader)".into(),
+                cpus: vec![a],
+                unit: "ns".into(),
+                median: round2(w),
+                spread: 0.0,
+                batches: 1,
+            });
+        }
+        for gap in IDLE_GAPS_NS {
+            let before = sysfs::idle_usage(b);
+            let samples = (2_000_000 / (gap + 20_000)).clamp(3, 50) as usize;
+            let lat = run.probe(
+                &format!("oneway_idle_{key}_{}us", gap / 1000),
+                &format!(
+                    "a pipe write to the blocked reader returning on {}, its CPU idle for {} us before",
+                    CLASS[c],
+                    gap / 1000
+                ),
+                &[a, b],
+                "ns",
+                move |bud| {
+                    let o = OneWay::new(a, b, Wait::Idle, gap)?;
+                    measure::repeat(bud, || o.batch(samples).map(|x| x.latency_ns))
+                },
+            );
+            let after = sysfs::idle_usage(b);
+            // The idle state the target entered most during the probe.
+            let entered: Vec<u64> = after
+                .iter()
+                .zip(before.iter().chain(std::iter::repeat(&0)))
+                .map(|(x, y)| x.saturating_sub(*y))
+                .collect();
+            let total: u64 = entered.iter().sum();
+            let dominant = entered
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, n)| **n)
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, _)| i);
+            let share = dominant.map_or(0.0, |i| entered[i] as f64 / total as f64);
+            if let Some(i) = dominant {
+                let name = states
+                    .iter()
+                    .find(|s| s.index == i)
+                    .map_or("?", |s| s.name.as_str());
+                eprintln!("calibrate:      CPU {b} mostly entered {name} ({:.0}% of {total} idle entries)", share * 100.0);
+            }
+            if let Some(l) = lat {
+                idle.push((gap, l, dominant, share));
+            }
+        }
+    }
+
+    let smt = partner[0].and_then(|sib| {
+        run.probe(
+            "smt_pair_throughput",
+            "integer work on both SMT siblings at once against one alone, in percent of one thread",
+            &[a, sib],
+            "%",
+            move |bud| {
+                measure::repeat(bud, || {
+                    let solo = probes::compute(&[a], 2_000_000)?;
+                    let pair = probes::compute(&[a, sib], 2_000_000)?;
+                    Ok(200.0 * solo / pair)
+                })
+            },
+        )
+    });
+
+    // Copy bandwidth per core (in cache and from memory) and per node.
+    run.probe(
+        "copy_bw_core_cached",
+        "memcpy of 256 KiB in cache by one thread",
+        &[a],
+        "GB/s",
+        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 256, 40)),
+    );
+    run.probe(
+        "copy_bw_core_memory",
+        "memcpy of 32 MiB by one thread",
+        &[a],
+        "GB/s",
+        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 32_768, 2)),
+    );
+    let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for &c in &allowed {
+        nodes.entry(machine.places[&c].node).or_default().push(c);
+    }
+    for (node, cpus) in &nodes {
+        let cpus = cpus.clone();
+        run.probe(
+            &format!("copy_bw_node{node}"),
+            &format!("memcpy of 32 MiB by each of node {node}'s CPUs at once, summed"),
+            &cpus.clone(),
+            "GB/s",
+            move |bud| measure::repeat(bud, || probes::copy_bandwidth(&cpus, 32_768, 2)),
+        );
+    }
+
+    // --- Costs from the probes ---
+    let s = match pipe_pair {
+        Some(p) => {
+            let mut how =
+                "pipe_op_pair / 2 (the engine charges it once per read or write)".to_string();
+            let v = ns(p / 2.0, &mut how);
+            run.cost("syscall_ns", v as f64, "measured", how);
+            costs.syscall_ns = v;
+            p / 2.0
+        }
+        None => {
+            run.default_cost("syscall_ns", d.syscall_ns, "pipe_op_pair did not run");
+            d.syscall_ns as f64
+        }
+    };
+    let _ = sys;
+    let copy_per_kib = match (pipe_copy, pipe_pair) {
+        (Some(c), Some(p)) => {
+            let mut how =
+                "(pipe_16k_pair - pipe_op_pair) / 32 KiB (a write and a read each copy 16 KiB)"
+                    .to_string();
+            let v = ns((c - p) / 32.0, &mut how);
+            run.cost("copy_ns_per_kib", v as f64, "measured", how);
+            costs.copy_ns_per_kib = v;
+            (c - p) / 32.0
+        }
+        _ => {
+            run.default_cost(
+                "copy_ns_per_kib",
+                d.copy_ns_per_kib,
+                "a pipe probe did not run",
+            );
+            d.copy_ns_per_kib as f64
+        }
+    };
+    match (unix_pair, pipe_pair) {
+        (Some(u), Some(p)) => {
+            let mut how = "unix_msg_pair - pipe_op_pair - 2 x 96 bytes of copy (the engine charges it to the sender)".to_string();
+            let v = ns(u - p - 2.0 * copy_per_kib * 96.0 / 1024.0, &mut how);
+            run.cost("unix_msg_ns", v as f64, "measured", how);
+            costs.unix_msg_ns = v;
+        }
+        _ => run.default_cost("unix_msg_ns", d.unix_msg_ns, "a message probe did not run"),
+    }
+    match (tcp_pair, pipe_pair) {
+        (Some(t), Some(p)) => {
+            let mut how = "tcp_loopback_pair - pipe_op_pair (send and receive softirq, charged to the sender)".to_string();
+            let v = ns(t - p, &mut how);
+            run.cost("net_msg_ns", v as f64, "measured", how);
+            costs.net_msg_ns = v;
+        }
+        _ => run.default_cost("net_msg_ns", d.net_msg_ns, "a message probe did not run"),
+    }
+    match fork {
+        Some(f) => {
+            run.cost("fork_ns", f.round(), "measured", "fork");
+            costs.fork_ns = f.round() as u64;
+        }
+        None => run.default_cost("fork_ns", d.fork_ns, "the fork probe did not run"),
+    }
+    // The waker's share of a wakeup: its write() with a blocked reader
+    // against one with nobody to wake.
+    let w = match (local_write, lone_write) {
+        (Some(bw), Some(lw)) => {
+            let mut how = "pipe_write_wakes_local - pipe_write_alone (the waker's try_to_wake_up)"
+                .to_string();
+            let v = ns(bw - lw, &mut how);
+            run.cost("wakeup_ns", v as f64, "measured", how);
+            costs.wakeup_ns = v;
+            v as f64
+        }
+        _ => {
+            run.default_cost("wakeup_ns", d.wakeup_ns, "a wakeup probe did not run");
+            d.wakeup_ns as f64
+        }
+    };
+    if let (Some(bw), Some(lw), Some(c)) = (busy_write, local_write, near) {
+        // Not a cost of the model: the waker is not charged for sending the IPI.
+        run.probes.push(Probe {
+            name: format!("remote_wakeup_extra_{}", CLASS_KEY[c]),
+            what: "oneway_busy write() - pipe_write_wakes_local: the waker's extra time for a wakeup on another CPU (sending the IPI); the model does not charge it".into(),
+            cpus: vec![a],
+            unit: "ns".into(),
+            median: round2(bw - lw),
+            spread: 0.0,
+            batches: 1,
+        });
+    }
+    // A round trip on one CPU without wakeup preemption: per side a write,
+    // a wakeup, a read that blocks, one switch.
+    let mut ts = d.thread_switch_ns as f64;
+    for (rt, field, which) in [
+        (rt_proc, "context_switch_ns", "pipe_rt_same_cpu_processes"),
+        (rt_thread, "thread_switch_ns", "pipe_rt_same_cpu_threads"),
+    ] {
+        match rt {
+            Some(rt) => {
+                let mut how = format!(
+                    "{which} / 2 - 2 x syscall_ns - wakeup_ns (each side writes, wakes, blocks in read, switches)"
+                );
+                let v = ns(rt / 2.0 - 2.0 * s - w, &mut how);
+                run.cost(field, v as f64, "measured", how);
+                if field == "context_switch_ns" {
+                    costs.context_switch_ns = v;
+                } else {
+                    costs.thread_switch_ns = v;
+                    ts = v as f64;
+                }
+            }
+            None => {
+                let dv = if field == "context_switch_ns" {
+                    d.context_switch_ns
+                } else {
+                    d.thread_switch_ns
+                };
+                run.default_cost(field, dv, format!("{which} did not run"));
+            }
+        }
+    }
+    for c in 0..4 {
+        match miss[c] {
+            Some(m) => {
+                let v = m.round().max(1.0) as u64;
+                run.cost(
+                    &format!("miss_ns[{c}]"),
+                    v as f64,
+                    "measured",
+                    format!("line_bounce_{} ({})", CLASS_KEY[c], CLASS[c]),
+                );
+                costs.miss_ns[c] = v;
+            }
+            None => run.default_cost(
+                &format!("miss_ns[{c}]"),
+                d.miss_ns[c],
+                format!("no pair of {} on this machine (unused here)", CLASS[c]),
+            ),
+        }
+    }
+    let mlp = match (near, refill) {
+        (Some(c), Some(r)) if miss[c].is_some() => {
+            let m = miss[c].expect("checked");
+            let v = (m / r).round().max(1.0) as u32;
+            run.cost(
+                "mlp",
+                v as f64,
+                "measured",
+                format!(
+                    "line_bounce_{k} / refill_{k} (lines in flight while refilling)",
+                    k = CLASS_KEY[c]
+                ),
+            );
+            costs.mlp = v;
+            v as f64
+        }
+        _ => {
+            run.default_cost("mlp", d.mlp as u64, "needs two CPUs (not measured)");
+            d.mlp as f64
+        }
+    };
+    let mut x_near = None;
+    for c in 0..4 {
+        match (poll[c], read_local) {
+            (Some(l), Some(base)) => {
+                let mut how = format!(
+                    "read_after_write_{} - read_after_write_same_cpu - miss_ns[{c}] / mlp (the buffer's shared state beside its one data line)",
+                    CLASS_KEY[c]
+                );
+                let v = ns(l - base - costs.miss_ns[c] as f64 / mlp, &mut how);
+                run.cost(&format!("transfer_ns[{c}]"), v as f64, "measured", how);
+                costs.transfer_ns[c] = v;
+                if Some(c) == near {
+                    x_near = Some(v as f64 + costs.miss_ns[c] as f64 / mlp);
+                }
+            }
+            _ => run.default_cost(
+                &format!("transfer_ns[{c}]"),
+                d.transfer_ns[c],
+                if partner[c].is_some() {
+                    "a read probe did not run".to_string()
+                } else {
+                    format!("no pair of {} on this machine (unused here)", CLASS[c])
+                },
+            ),
+        }
+    }
+    let guest = sysfs::is_guest();
+    match (near, busy, x_near) {
+        (Some(c), Some(l), Some(x)) => {
+            let mut how = format!(
+                "oneway_busy_{k} - syscall_ns - thread_switch_ns - transfer_ns - miss_ns / mlp: the write, then the IPI, the switch and the read's transfer",
+                k = CLASS_KEY[c]
+            );
+            if guest {
+                how.push_str("; a guest: the hypervisor's share is inside the measurement");
+            }
+            let v = ns(l - s - ts - x, &mut how);
+            run.cost("ipi_ns", v as f64, "measured", how);
+            costs.ipi_ns = v;
+            costs.virt_ipi_extra_ns = 0;
+            run.cost(
+                "virt_ipi_extra_ns",
+                0.0,
+                "measured",
+                "0: ipi_ns was measured on this machine and includes any hypervisor cost",
+            );
+        }
+        _ => {
+            run.default_cost("ipi_ns", d.ipi_ns, "needs two CPUs (not measured)");
+            run.default_cost("virt_ipi_extra_ns", 0, "needs two CPUs (not measured)");
+        }
+    }
+    run.default_cost(
+        "scan_ns_per_cpu",
+        d.scan_ns_per_cpu,
+        "checking a CPU in select_idle_sibling cannot be timed from user space",
+    );
+    match smt {
+        Some(p) => {
+            let v = p.round().clamp(100.0, 200.0) as u32;
+            run.cost(
+                "smt_throughput_pct",
+                v as f64,
+                "measured",
+                "smt_pair_throughput (held to 100..=200)",
+            );
+            costs.smt_throughput_pct = v;
+        }
+        None => run.default_cost(
+            "smt_throughput_pct",
+            d.smt_throughput_pct as u64,
+            "no SMT siblings (unused on this machine)",
+        ),
+    }
+    match sysfs::clock_mhz(a) {
+        Some((mhz, from)) if mhz > 0 => {
+            run.cost("clock_mhz", mhz as f64, "read", from);
+            costs.clock_mhz = mhz;
+        }
+        _ => run.default_cost(
+            "clock_mhz",
+            d.clock_mhz as u64,
+            "no clock in cpufreq or /proc/cpuinfo",
+        ),
+    }
+    costs.cstates = cstates(&mut run, &states, &idle, busy, near);
+
+    let layout = machine.layout.clone();
+    let ncpus = machine.os_cpus.len();
+    let kernel = sysfs::kernel_release();
+    let model = sysfs::cpu_model();
+    let spec = MachineSpec {
+        name: opts.name.clone(),
+        description: format!(
+            "{}{}: {ncpus} CPUs, measured by schedlab calibrate on Linux {kernel}{}.",
+            if model.is_empty() {
+                "This machine"
+            } else {
+                &model
+            },
+            if guest { " (a virtual machine)" } else { "" },
+            if machine
+                .os_cpus
+                .iter()
+                .enumerate()
+                .any(|(i, &c)| c as usize != i)
+            {
+                format!("; CPUs 0..{ncpus} are the OS's {:?}", machine.os_cpus)
+            } else {
+                String::new()
+            }
+        ),
+        layout,
+        distances: machine.distances.clone(),
+        costs,
+        calibration: Some(Calibration {
+            tool: format!("schedlab calibrate {}", env!("CARGO_PKG_VERSION")),
+            kernel,
+            cpu_model: model,
+            topology_source: machine.source.clone(),
+            probes: run.probes,
+            costs: run.costs,
+            skipped: run.skipped,
+        }),
+    };
+    Topology::from_spec(&spec)
+        .map_err(|e| format!("the measured machine does not validate: {e}"))?;
+    Ok(spec)
+}
+
+/// The idle-state table: the driver's states (names, declared latency and
+/// residency), with the exit latency measured for each state the target
+/// CPU mostly entered during an idle probe, and the residency corrected
+/// where the governor entered a state at other idle lengths than declared.
+fn cstates(
+    run: &mut Run,
+    states: &[sysfs::IdleState],
+    idle: &[(u64, f64, Option<usize>, f64)],
+    busy: Option<f64>,
+    near: Option<usize>,
+) -> Vec<CState> {
+    let key = near.map_or("", |c| CLASS_KEY[c]);
+    let driver = sysfs::idle_driver().map_or("the idle driver".to_string(), |d| {
+        format!("idle driver {d}")
+    });
+    let excess = |l: f64| busy.map(|b| l - b);
+    let counted = idle.iter().any(|p| p.2.is_some());
+    if (states.is_empty() || !counted) && busy.is_some() && !idle.is_empty() {
+        // The kernel does not say which state each idle period used (no
+        // idle driver, or usage counters that did not move): one state per
+        // idle length probed, entered from about that length on, with the
+        // exit measured after it.
+        let why = if states.is_empty() {
+            "no idle states in sysfs".to_string()
+        } else {
+            format!("{driver}'s usage counters did not say which state was entered")
+        };
+        let mut out: Vec<CState> = Vec::new();
+        let mut prev_gap = 0;
+        for (i, (gap, l, _, _)) in idle.iter().enumerate() {
+            let mut how = format!(
+                "{why}: oneway_idle_{key}_{}us - oneway_busy_{key}",
+                gap / 1000
+            );
+            let mut exit = ns(excess(*l).unwrap_or(0.0), &mut how);
+            if let Some(last) = out.last() {
+                if exit < last.exit_latency_ns {
+                    how.push_str(&format!(
+                        "; raised from {exit} ns to the shorter idle's {} ns",
+                        last.exit_latency_ns
+                    ));
+                    exit = last.exit_latency_ns;
+                }
+            }
+            let residency = if i == 0 {
+                0
+            } else {
+                ((prev_gap.max(1_000) as f64) * (*gap as f64))
+                    .sqrt()
+                    .round() as u64
+            };
+            run.cost(
+                &format!("cstates[{i}].exit_latency_ns"),
+                exit as f64,
+                "measured",
+                how,
+            );
+            run.cost(
+                &format!("cstates[{i}].target_residency_ns"),
+                residency as f64,
+                "measured",
+                if i == 0 {
+                    "the shortest idle probed".to_string()
+                } else {
+                    format!(
+                        "between the idle lengths probed ({} and {} us), geometric mean",
+                        prev_gap / 1000,
+                        gap / 1000
+                    )
+                },
+            );
+            out.push(CState {
+                name: format!("idle {}us", gap / 1000),
+                exit_latency_ns: exit,
+                target_residency_ns: residency,
+            });
+            prev_gap = *gap;
+        }
+        return out;
+    }
+    let mut out = Vec::new();
+    let mut prev_exit = 0;
+    for (i, st) in states.iter().enumerate() {
+        let mine: Vec<&(u64, f64, Option<usize>, f64)> =
+            idle.iter().filter(|p| p.2 == Some(st.index)).collect();
+        let mut exit = st.latency_ns;
+        let mut residency = st.residency_ns;
+        match (mine.first(), busy) {
+            (Some((gap, l, _, share)), Some(_)) => {
+                let mut how = format!(
+                    "oneway_idle_{key}_{}us - oneway_busy_{key} (the CPU entered {} in {:.0}% of its idle periods)",
+                    gap / 1000,
+                    st.name,
+                    share * 100.0
+                );
+                exit = ns(excess(*l).unwrap_or(0.0), &mut how);
+                run.cost(
+                    &format!("cstates[{i}].exit_latency_ns"),
+                    exit as f64,
+                    "measured",
+                    how,
+                );
+                // Entered later than declared: a shallower state won at an
+                // idle length past this one's residency.
+                let below = idle
+                    .iter()
+                    .filter(|p| p.0 < *gap && p.2.is_some_and(|s| s < st.index))
+                    .map(|p| p.0)
+                    .max();
+                if let Some(lo) = below.filter(|&lo| lo >= st.residency_ns) {
+                    residency = ((lo.max(1) as f64) * (*gap as f64)).sqrt().round() as u64;
+                    run.cost(
+                        &format!("cstates[{i}].target_residency_ns"),
+                        residency as f64,
+                        "measured",
+                        format!(
+                            "entered after {} us idle but not after {} us (declared {} us): the geometric mean",
+                            gap / 1000,
+                            lo / 1000,
+                            st.residency_ns / 1000
+                        ),
+                    );
+                } else if *gap < st.residency_ns && i > 0 {
+                    residency = *gap;
+                    run.cost(
+                        &format!("cstates[{i}].target_residency_ns"),
+                        residency as f64,
+                        "measured",
+                        format!(
+                            "entered after {} us idle (declared {} us)",
+                            gap / 1000,
+                            st.residency_ns / 1000
+                        ),
+                    );
+                } else {
+                    run.cost(
+                        &format!("cstates[{i}].target_residency_ns"),
+                        residency as f64,
+                        "read",
+                        format!("declared by {driver} (sysfs)"),
+                    );
+                }
+            }
+            _ => {
+                run.cost(
+                    &format!("cstates[{i}].exit_latency_ns"),
+                    exit as f64,
+                    "read",
+                    format!(
+                        "declared by {driver} (sysfs): no idle probe mostly entered this state"
+                    ),
+                );
+                run.cost(
+                    &format!("cstates[{i}].target_residency_ns"),
+                    residency as f64,
+                    "read",
+                    format!("declared by {driver} (sysfs)"),
+                );
+            }
+        }
+        if exit < prev_exit {
+            let name = format!("cstates[{i}].exit_latency_ns");
+            if let Some(c) = run.costs.iter_mut().rev().find(|c| c.cost == name) {
+                c.how.push_str(&format!(
+                    "; raised from {exit} ns to the shallower state's {prev_exit} ns (deeper states exit no faster)"
+                ));
+                c.value = prev_exit as f64;
+            }
+            exit = prev_exit;
+        }
+        prev_exit = exit;
+        out.push(CState {
+            name: st.name.clone(),
+            exit_latency_ns: exit,
+            target_residency_ns: residency,
+        });
+    }
+    out
+}

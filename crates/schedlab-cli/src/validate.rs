@@ -1,0 +1,623 @@
+//! `schedlab validate`: the real scheduler benchmarks that are installed
+//! (`perf bench sched pipe` and `messaging` from linux-perf, `hackbench`
+//! from rt-tests), each run several times on this machine, beside the same
+//! workloads simulated on the calibrated machine with the era nearest the
+//! running kernel; and whether each A/B change goes the same way in both.
+
+use crate::calibrate::{self, measure};
+use rayon::prelude::*;
+use schedlab::experiment::{self, Experiment};
+use schedlab::policy::Era;
+use schedlab::topology::{MachineSpec, Topology};
+use serde::Serialize;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+pub struct Options {
+    pub machine: Option<String>,
+    pub runs: usize,
+    pub pipe_loops: u64,
+    pub loops: u64,
+    pub groups: Vec<u64>,
+    pub era: Option<String>,
+    pub quick: bool,
+    pub json: bool,
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Real {
+    median: f64,
+    spread: f64,
+    values: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Row {
+    workload: String,
+    command: String,
+    unit: &'static str,
+    real: Option<Real>,
+    simulated: Option<f64>,
+    /// simulated / real median.
+    ratio: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Direction {
+    comparison: String,
+    real_change_pct: f64,
+    simulated_change_pct: f64,
+    /// yes, NO, "noise" (the real change is within the runs' spread) or
+    /// "flat" (the simulated change is under 0.1%).
+    agree: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Skip {
+    tool: &'static str,
+    package: &'static str,
+    why: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    kernel: String,
+    era: String,
+    era_note: String,
+    machine: String,
+    runs: usize,
+    rows: Vec<Row>,
+    directions: Vec<Direction>,
+    skipped: Vec<Skip>,
+}
+
+/// One workload: the real command and the simulated benchmark.
+struct Case {
+    name: String,
+    tool: &'static str,
+    args: Vec<String>,
+    pinned: bool,
+    unit: &'static str,
+    /// The benchmark (its JSON) and, for a pinned run, the affinity variant.
+    bench: serde_json::Value,
+}
+
+const PERF: (&str, &str) = ("perf", "linux-perf");
+const HACKBENCH: (&str, &str) = ("hackbench", "rt-tests");
+
+/// (major, minor, patch) of a release string such as "6.18.44-fc-v857".
+fn version(release: &str) -> Option<(u32, u32, u32)> {
+    let core = release
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()?;
+    let mut it = core.split('.').map(|p| p.parse::<u32>().ok());
+    Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
+}
+
+/// The newest era at or below the running kernel (the oldest for older
+/// kernels), and what to say about the choice.
+pub fn era_for(release: &str) -> (Era, String) {
+    let eras = [
+        (Era::V2_6_27, (2, 6, 27)),
+        (Era::V2_6_28, (2, 6, 28)),
+        (Era::V4_15, (4, 15, 0)),
+        (Era::V6_5, (6, 5, 0)),
+    ];
+    let Some(v) = version(release) else {
+        return (
+            Era::V6_5,
+            format!("kernel release {release:?} not understood: simulating 6.5"),
+        );
+    };
+    let (era, at) = eras
+        .iter()
+        .rev()
+        .find(|(_, at)| *at <= v)
+        .copied()
+        .unwrap_or(eras[0]);
+    let note = if v > (6, 5, u32::MAX) {
+        format!(
+            "Linux {}.{} is newer than the newest era modelled: simulating 6.5 (6.6 and later pick with EEVDF, not modelled)",
+            v.0, v.1
+        )
+    } else if (v.0, v.1) == (at.0, at.1) && (v.0 != 2 || v.2 == at.2) {
+        format!(
+            "Linux {}.{}: simulating its own era {}",
+            v.0,
+            v.1,
+            era.name()
+        )
+    } else if v < at {
+        format!(
+            "Linux {}.{}.{} is older than every era: simulating {}",
+            v.0,
+            v.1,
+            v.2,
+            era.name()
+        )
+    } else {
+        format!(
+            "Linux {}.{}: simulating {}, the newest era not newer than it",
+            v.0,
+            v.1,
+            era.name()
+        )
+    };
+    (era, note)
+}
+
+fn cases(o: &Options) -> Vec<Case> {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut out = Vec::new();
+    let pl = o.pipe_loops.to_string();
+    for (pinned, label) in [(true, "pinned to one CPU"), (false, "free")] {
+        out.push(Case {
+            name: format!("perf bench sched pipe, {label}"),
+            tool: "perf",
+            args: s(&["bench", "sched", "pipe", "-l", &pl]),
+            pinned,
+            unit: "usecs/op",
+            bench: serde_json::json!({"kind": "perf_bench_pipe", "loops": o.pipe_loops}),
+        });
+    }
+    out.push(Case {
+        name: "perf bench sched pipe -T (threads), free".into(),
+        tool: "perf",
+        args: s(&["bench", "sched", "pipe", "-T", "-l", &pl]),
+        pinned: false,
+        unit: "usecs/op",
+        bench: serde_json::json!({"kind": "perf_bench_pipe", "loops": o.pipe_loops, "threaded": true}),
+    });
+    let l = o.loops.to_string();
+    let mid = o.groups[o.groups.len() / 2];
+    for &g in &o.groups {
+        out.push(hack(g, o.loops, false, false));
+    }
+    out.push(hack(mid, o.loops, true, false));
+    out.push(hack(mid, o.loops, false, true));
+    for (pipe, threads) in [(false, false), (true, false), (false, true)] {
+        let mut args = s(&[
+            "bench",
+            "sched",
+            "messaging",
+            "-g",
+            &mid.to_string(),
+            "-l",
+            &l,
+        ]);
+        if pipe {
+            args.push("-p".into());
+        }
+        if threads {
+            args.push("-t".into());
+        }
+        out.push(Case {
+            name: format!(
+                "perf bench sched messaging -g {mid}, {}, {}",
+                if pipe { "pipes" } else { "sockets" },
+                if threads { "threads" } else { "processes" }
+            ),
+            tool: "perf",
+            args,
+            pinned: false,
+            unit: "s",
+            bench: serde_json::json!({"kind": "hackbench", "groups": mid, "loops": o.loops, "pipe": pipe, "threads": threads}),
+        });
+    }
+    out
+}
+
+fn hack(g: u64, loops: u64, pipe: bool, threads: bool) -> Case {
+    let mut args = vec![
+        "-g".to_string(),
+        g.to_string(),
+        "-l".into(),
+        loops.to_string(),
+    ];
+    if pipe {
+        args.push("-p".into());
+    }
+    if threads {
+        args.push("-T".into());
+    }
+    Case {
+        name: format!(
+            "hackbench -g {g}, {}, {}",
+            if pipe { "pipes" } else { "sockets" },
+            if threads { "threads" } else { "processes" }
+        ),
+        tool: "hackbench",
+        args,
+        pinned: false,
+        unit: "s",
+        bench: serde_json::json!({"kind": "hackbench", "groups": g, "loops": loops, "pipe": pipe, "threads": threads}),
+    }
+}
+
+/// The number a tool prints: usecs/op for perf's pipe, seconds otherwise.
+fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
+    let num = |s: &str| s.split_whitespace().find_map(|w| w.parse::<f64>().ok());
+    if tool == "perf" && args.get(2).map(String::as_str) == Some("pipe") {
+        out.lines().find(|l| l.contains("usecs/op")).and_then(num)
+    } else if tool == "perf" {
+        out.lines()
+            .find(|l| l.contains("Total time:"))
+            .and_then(|l| num(l.split_once(':')?.1))
+    } else {
+        out.lines()
+            .find(|l| l.starts_with("Time:"))
+            .and_then(|l| num(l.split_once(':')?.1))
+    }
+}
+
+fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String> {
+    let mut cmd = Command::new(tool);
+    cmd.args(args);
+    if let Some(cpu) = pin {
+        // SAFETY: between fork and exec only sched_setaffinity runs, on a
+        // stack-allocated set: no allocation, no locks.
+        unsafe {
+            cmd.pre_exec(move || {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu as usize, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err
+            .lines()
+            .chain(text.lines())
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(format!(
+            "{tool} {} failed ({}): {line}",
+            args.join(" "),
+            out.status
+        ));
+    }
+    parse(tool, args, &text)
+        .ok_or_else(|| format!("{tool} {}: no result in its output", args.join(" ")))
+}
+
+/// Whether a tool runs here; the reason if not.
+fn check_tool(tool: &str) -> Result<(), String> {
+    let args: Vec<String> = if tool == "perf" {
+        ["bench", "sched", "pipe", "-l", "10"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        ["-g", "1", "-l", "1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    match run_tool(tool, &args, None) {
+        Ok(_) => Ok(()),
+        Err(e) if e.contains("No such file") || e.contains("not found") => {
+            Err(format!("{tool} is not installed"))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn load_machine(o: &Options) -> Result<(MachineSpec, String), String> {
+    match &o.machine {
+        Some(path) => {
+            let spec: MachineSpec = crate::machine_arg::read_json(path)?;
+            Topology::from_spec(&spec).map_err(|e| format!("{path}: {e}"))?;
+            Ok((spec, path.clone()))
+        }
+        None => {
+            eprintln!("validate: no machine given: calibrating this one first");
+            let spec = calibrate::calibrate(&calibrate::Options {
+                name: "calibrated".into(),
+                quick: o.quick,
+            })?;
+            Ok((spec, "calibrated now".into()))
+        }
+    }
+}
+
+pub fn run(o: &Options) -> Result<String, String> {
+    if o.runs == 0 || o.groups.is_empty() {
+        return Err("--runs must be at least 1 and --groups must list at least one count".into());
+    }
+    let release = calibrate::sysfs::kernel_release();
+    let (era, era_note) = match &o.era {
+        Some(e) => (
+            e.parse::<Era>().map_err(|e| e.to_string())?,
+            format!("era {e} chosen with --era (the kernel is {release})"),
+        ),
+        None => era_for(&release),
+    };
+    let (spec, from) = load_machine(o)?;
+    let topo = Topology::from_spec(&spec).map_err(|e| e.to_string())?;
+    let pin_cpu = crate::calibrate::probes::allowed_cpus()
+        .first()
+        .copied()
+        .unwrap_or(0);
+    let mut skipped = Vec::new();
+    let mut usable = Vec::new();
+    for (tool, package) in [PERF, HACKBENCH] {
+        match check_tool(tool) {
+            Ok(()) => usable.push(tool),
+            Err(why) => {
+                eprintln!("validate: skipping {tool}: {why} (Debian package {package})");
+                skipped.push(Skip { tool, package, why });
+            }
+        }
+    }
+    let cases = cases(o);
+
+    // The simulations, in parallel.
+    let mut exps = Vec::new();
+    for c in &cases {
+        let mut variant = serde_json::json!({"label": "sim"});
+        if c.pinned {
+            variant["workload"] = serde_json::json!({"affinity": "0"});
+        }
+        let exp: Experiment = serde_json::from_value(serde_json::json!({
+            "version": 1,
+            "name": c.name,
+            "machine": spec,
+            "policy": {"era": era.name()},
+            "variants": [variant],
+            "workload": c.bench,
+        }))
+        .map_err(|e| format!("{}: {e}", c.name))?;
+        exp.validate().map_err(|e| format!("{}: {e}", c.name))?;
+        exps.push(exp);
+    }
+    eprintln!(
+        "validate: simulating {} workloads on {} with era {}",
+        exps.len(),
+        topo.summary(),
+        era.name()
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("--jobs: {e}"))?;
+    let sims: Vec<Result<f64, String>> = pool.install(|| {
+        exps.par_iter()
+            .map(|exp| {
+                let r = experiment::run_all(exp, &mut |_, _| true).map_err(|e| e.to_string())?;
+                Ok(r.rows[0].values["sim"])
+            })
+            .collect()
+    });
+
+    // The real tools, one run at a time.
+    let mut rows = Vec::new();
+    for (c, sim) in cases.iter().zip(sims) {
+        let sim = sim?;
+        let command = format!(
+            "{}{} {}",
+            if c.pinned {
+                format!("taskset -c {pin_cpu} ")
+            } else {
+                String::new()
+            },
+            c.tool,
+            c.args.join(" ")
+        );
+        let real = if usable.contains(&c.tool) {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "validate: {command} x{} ", o.runs);
+            let mut values = Vec::new();
+            for _ in 0..o.runs {
+                match run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu)) {
+                    Ok(v) => {
+                        values.push(v);
+                        let _ = write!(err, ".");
+                        let _ = err.flush();
+                    }
+                    Err(e) => {
+                        let _ = writeln!(err, " {e}");
+                        break;
+                    }
+                }
+            }
+            let _ = writeln!(err);
+            (!values.is_empty()).then(|| {
+                let s = measure::summarise(&values);
+                Real {
+                    median: s.median,
+                    spread: s.spread,
+                    values,
+                }
+            })
+        } else {
+            None
+        };
+        rows.push(Row {
+            workload: c.name.clone(),
+            command,
+            unit: c.unit,
+            ratio: real.as_ref().map(|r| sim / r.median),
+            real,
+            simulated: Some(sim),
+        });
+    }
+    let directions = directions(&rows, o);
+    let report = Report {
+        kernel: release,
+        era: era.name().into(),
+        era_note,
+        machine: format!("{} ({from})", topo.summary()),
+        runs: o.runs,
+        rows,
+        directions,
+        skipped,
+    };
+    Ok(if o.json {
+        serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
+    } else {
+        text(&report)
+    })
+}
+
+/// A/B pairs: (what, row A, row B).
+fn pairs(o: &Options) -> Vec<(String, String, String)> {
+    let mid = o.groups[o.groups.len() / 2];
+    let (lo, hi) = (o.groups[0], o.groups[o.groups.len() - 1]);
+    let mut v = vec![
+        (
+            "perf pipe: free against pinned".to_string(),
+            "perf bench sched pipe, pinned to one CPU".to_string(),
+            "perf bench sched pipe, free".to_string(),
+        ),
+        (
+            "perf pipe, free: threads against processes".to_string(),
+            "perf bench sched pipe, free".to_string(),
+            "perf bench sched pipe -T (threads), free".to_string(),
+        ),
+        (
+            format!("hackbench -g {mid}: pipes against sockets"),
+            format!("hackbench -g {mid}, sockets, processes"),
+            format!("hackbench -g {mid}, pipes, processes"),
+        ),
+        (
+            format!("hackbench -g {mid}: threads against processes"),
+            format!("hackbench -g {mid}, sockets, processes"),
+            format!("hackbench -g {mid}, sockets, threads"),
+        ),
+        (
+            format!("messaging -g {mid}: pipes against sockets"),
+            format!("perf bench sched messaging -g {mid}, sockets, processes"),
+            format!("perf bench sched messaging -g {mid}, pipes, processes"),
+        ),
+        (
+            format!("messaging -g {mid}: threads against processes"),
+            format!("perf bench sched messaging -g {mid}, sockets, processes"),
+            format!("perf bench sched messaging -g {mid}, sockets, threads"),
+        ),
+    ];
+    if hi != lo {
+        v.push((
+            format!("hackbench: {hi} groups against {lo}"),
+            format!("hackbench -g {lo}, sockets, processes"),
+            format!("hackbench -g {hi}, sockets, processes"),
+        ));
+    }
+    v
+}
+
+fn directions(rows: &[Row], o: &Options) -> Vec<Direction> {
+    let find = |name: &str| rows.iter().find(|r| r.workload == name);
+    let mut out = Vec::new();
+    for (what, a, b) in pairs(o) {
+        let (Some(a), Some(b)) = (find(&a), find(&b)) else {
+            continue;
+        };
+        let (Some(ra), Some(rb), Some(sa), Some(sb)) = (&a.real, &b.real, a.simulated, b.simulated)
+        else {
+            continue;
+        };
+        let real = (rb.median - ra.median) / ra.median * 100.0;
+        let sim = (sb - sa) / sa * 100.0;
+        let noise = (rb.median - ra.median).abs() <= ra.spread + rb.spread;
+        let agree = if noise {
+            "noise"
+        } else if sim.abs() < 0.1 {
+            "flat (the simulation does not separate them)"
+        } else if (real > 0.0) == (sim > 0.0) {
+            "yes"
+        } else {
+            "NO"
+        };
+        out.push(Direction {
+            comparison: what,
+            real_change_pct: real,
+            simulated_change_pct: sim,
+            agree,
+        });
+    }
+    out
+}
+
+fn text(r: &Report) -> String {
+    let mut out = format!(
+        "kernel {} -> era {}: {}\nmachine: {}\nreal: median ± half the interquartile range of {} runs\n\n",
+        r.kernel, r.era, r.era_note, r.machine, r.runs
+    );
+    out.push_str(&format!(
+        "{:<50} {:>9} {:>20} {:>12} {:>8}\n",
+        "workload", "unit", "real", "simulated", "sim/real"
+    ));
+    for row in &r.rows {
+        let real = row.real.as_ref().map_or("not run".to_string(), |x| {
+            format!("{:.4} ± {:.4}", x.median, x.spread)
+        });
+        let sim = row.simulated.map_or("-".into(), |v| format!("{v:.4}"));
+        let ratio = row.ratio.map_or("-".into(), |v| format!("{v:.2}"));
+        out.push_str(&format!(
+            "{:<50} {:>9} {:>20} {:>12} {:>8}\n",
+            row.workload, row.unit, real, sim, ratio
+        ));
+    }
+    if !r.directions.is_empty() {
+        out.push_str(&format!(
+            "\n{:<50} {:>10} {:>10}  {}\n",
+            "A/B change (B against A)", "real", "simulated", "same direction"
+        ));
+        for d in &r.directions {
+            out.push_str(&format!(
+                "{:<50} {:>+9.1}% {:>+9.1}%  {}\n",
+                d.comparison, d.real_change_pct, d.simulated_change_pct, d.agree
+            ));
+        }
+    }
+    for s in &r.skipped {
+        out.push_str(&format!(
+            "\nskipped {}: {} (install the Debian package {})\n",
+            s.tool, s.why, s.package
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_era_is_the_newest_not_newer_than_the_kernel() {
+        assert_eq!(era_for("6.18.44-fc-v857").0, Era::V6_5);
+        assert!(era_for("6.18.44").1.contains("newer than the newest era"));
+        assert_eq!(era_for("6.5.0-1-amd64").0, Era::V6_5);
+        assert_eq!(era_for("5.10.0").0, Era::V4_15);
+        assert_eq!(era_for("4.15.0").0, Era::V4_15);
+        assert_eq!(era_for("3.2.0").0, Era::V2_6_28);
+        assert_eq!(era_for("2.6.27.5").0, Era::V2_6_27);
+        assert_eq!(era_for("2.6.18").0, Era::V2_6_27);
+        assert_eq!(era_for("banana").0, Era::V6_5);
+    }
+
+    #[test]
+    fn tool_outputs_parse() {
+        let perf = "# Running 'sched/pipe' benchmark:\n\n     Total time: 0.056 [sec]\n\n       5.603600 usecs/op\n         178456 ops/sec\n";
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse("perf", &a(&["bench", "sched", "pipe"]), perf),
+            Some(5.6036)
+        );
+        let msg = "# 20 sender and receiver processes per group\n\n     Total time: 0.233 [sec]\n";
+        assert_eq!(
+            parse("perf", &a(&["bench", "sched", "messaging"]), msg),
+            Some(0.233)
+        );
+        let hb = "Running in process mode with 2 groups using 40 file descriptors each (== 80 tasks)\nEach sender will pass 100 messages of 100 bytes\nTime: 0.114\n";
+        assert_eq!(parse("hackbench", &a(&["-g", "2"]), hb), Some(0.114));
+    }
+}
