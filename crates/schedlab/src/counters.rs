@@ -4,6 +4,7 @@
 //! `Display` (the name results print, like /proc/schedstat's fields) and a
 //! parser for it, so writer and reader cannot drift apart.
 
+use crate::policy::Era;
 use std::fmt;
 use std::str::FromStr;
 
@@ -94,6 +95,16 @@ impl Affine {
             Affine::IdlePrev => "idle_prev",
             Affine::Weight => "weight",
             Affine::Prev => "prev",
+        }
+    }
+
+    /// Whether `era`'s wake_affine can come to this outcome (2.6.2x's
+    /// wake_affine and passive balance; 4.15+'s wake_affine_idle and _weight).
+    pub fn written_by(self, era: Era) -> bool {
+        match self {
+            Affine::Prev => true,
+            Affine::Affine | Affine::Passive => era.is_legacy(),
+            Affine::Idle | Affine::IdlePrev | Affine::Weight => !era.is_legacy(),
         }
     }
 
@@ -506,6 +517,20 @@ mod tests {
         assert_eq!(names.len(), all.len(), "two counters print the same name");
         assert!("wake_affine.MC.bogus".parse::<Counter>().is_err());
         assert!("idle.enter.C1".parse::<Counter>().is_err());
+    }
+
+    #[test]
+    fn every_era_can_write_a_wake_affine_pull() {
+        // explain's "wake_affine pulled wakees" sums the pulling outcomes:
+        // each era must be able to write one of them.
+        for era in Era::ALL {
+            assert!(
+                Affine::ALL
+                    .into_iter()
+                    .any(|o| o.written_by(era) && o.pulls_to_waker()),
+                "{era}"
+            );
+        }
     }
 
     #[test]

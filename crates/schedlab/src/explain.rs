@@ -2,26 +2,63 @@
 //! from the run's counters (never written per preset): where wakeups landed
 //! and why, how often load balancing moved tasks, how often CPUs went idle.
 
+use crate::counters::{Cause, Counter, Distance, Level, Sis, IDLE_ENTER_PREFIX};
 use crate::experiment::Results;
 use std::collections::BTreeMap;
 
 type Counters = BTreeMap<String, u64>;
 
-fn get(c: &Counters, key: &str) -> u64 {
-    c.get(key).copied().unwrap_or(0)
+/// A run's counters read back as types; `idle.enter.*` (named by the
+/// machine's C-states) summed apart.
+struct Typed {
+    counts: Vec<(Counter, u64)>,
+    idle_entries: u64,
 }
 
-/// Sum of `prefix*suffix` counters, and the level (the middle part) with the most.
-fn by_level(c: &Counters, prefix: &str, suffix: &str) -> (u64, Vec<(String, u64)>) {
-    let mut levels: Vec<(String, u64)> = c
-        .iter()
-        .filter_map(|(k, v)| {
-            let level = k.strip_prefix(prefix)?.strip_suffix(suffix)?;
-            (*v > 0).then(|| (level.to_string(), *v))
-        })
-        .collect();
-    levels.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    (levels.iter().map(|(_, v)| v).sum(), levels)
+impl Typed {
+    fn of(c: &Counters) -> Typed {
+        let mut t = Typed {
+            counts: Vec::new(),
+            idle_entries: 0,
+        };
+        for (name, &n) in c {
+            if name.starts_with(IDLE_ENTER_PREFIX) {
+                t.idle_entries += n;
+            } else if let Ok(counter) = name.parse::<Counter>() {
+                t.counts.push((counter, n));
+            }
+        }
+        t
+    }
+
+    fn get(&self, want: Counter) -> u64 {
+        self.sum(|c| c == want)
+    }
+
+    fn sum(&self, pick: impl Fn(Counter) -> bool) -> u64 {
+        self.counts
+            .iter()
+            .filter(|(c, _)| pick(*c))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The total of the counters `level_of` picks, and each level's share,
+    /// most first.
+    fn by_level(&self, level_of: impl Fn(Counter) -> Option<Level>) -> (u64, Vec<(String, u64)>) {
+        let mut levels: BTreeMap<Level, u64> = BTreeMap::new();
+        for &(c, n) in &self.counts {
+            if let Some(l) = level_of(c).filter(|_| n > 0) {
+                *levels.entry(l).or_default() += n;
+            }
+        }
+        let mut levels: Vec<(String, u64)> = levels
+            .into_iter()
+            .map(|(l, n)| (l.to_string(), n))
+            .collect();
+        levels.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        (levels.iter().map(|(_, v)| v).sum(), levels)
+    }
 }
 
 fn pct(part: u64, whole: u64) -> f64 {
@@ -29,6 +66,16 @@ fn pct(part: u64, whole: u64) -> f64 {
         0.0
     } else {
         100.0 * part as f64 / whole as f64
+    }
+}
+
+/// Where a remote wakeup landed, in words.
+fn place(d: Distance) -> &'static str {
+    match d {
+        Distance::Smt => "on the waker's SMT sibling",
+        Distance::Llc => "elsewhere in the waker's LLC",
+        Distance::OtherLlc => "in another LLC of the waker's node",
+        Distance::OtherNode => "on another node",
     }
 }
 
@@ -51,30 +98,34 @@ struct Facts<'a> {
 
 impl<'a> Facts<'a> {
     fn of(label: &'a str, c: &Counters) -> Facts<'a> {
-        let local = get(c, "ttwu.local");
-        let wakeups = local + get(c, "ttwu.remote");
-        let (idle_entries, _) = by_level(c, "idle.enter.", "");
+        let c = Typed::of(c);
+        let local = c.get(Counter::TtwuLocal);
+        let wakeups = local + c.get(Counter::TtwuRemote);
         Facts {
             label,
             wakeups,
             local_pct: pct(local, wakeups),
-            ipi_pct: pct(get(c, "ipi.sent"), wakeups),
-            affine: by_level(c, "wake_affine.", ".affine"),
-            balance_moves: by_level(c, "migrations.balance.", ""),
-            idle_entries,
-            scan_skipped_pct: pct(get(c, "sis.util_skip"), wakeups),
-            scan_found_pct: pct(get(c, "sis.scan_found"), wakeups),
-            remote_mostly: [
-                ("smt", "on the waker's SMT sibling"),
-                ("llc", "elsewhere in the waker's LLC"),
-                ("other_llc", "in another LLC of the waker's node"),
-                ("other_node", "on another node"),
-            ]
-            .into_iter()
-            .map(|(key, place)| (place, get(c, &format!("ttwu.remote.{key}"))))
-            .filter(|(_, n)| *n > 0)
-            .max_by_key(|(_, n)| *n)
-            .map(|(place, n)| (place, pct(n, wakeups))),
+            ipi_pct: pct(c.get(Counter::IpiSent), wakeups),
+            affine: c.by_level(|counter| match counter {
+                Counter::WakeAffine { level, outcome } if outcome.pulls_to_waker() => Some(level),
+                _ => None,
+            }),
+            balance_moves: c.by_level(|counter| match counter {
+                Counter::Migration {
+                    cause: Cause::Balance,
+                    level,
+                } => Some(level),
+                _ => None,
+            }),
+            idle_entries: c.idle_entries,
+            scan_skipped_pct: pct(c.get(Counter::Sis(Sis::UtilSkip)), wakeups),
+            scan_found_pct: pct(c.get(Counter::Sis(Sis::ScanFound)), wakeups),
+            remote_mostly: Distance::ALL
+                .into_iter()
+                .map(|d| (place(d), c.get(Counter::TtwuRemoteAt(d))))
+                .filter(|(_, n)| *n > 0)
+                .max_by_key(|(_, n)| *n)
+                .map(|(place, n)| (place, pct(n, wakeups))),
         }
     }
 
@@ -236,6 +287,41 @@ mod tests {
             after.contains("alike") || after.contains("balancing"),
             "{after}"
         );
+    }
+
+    /// Each era's own ping-pong on the one-LLC desktop: every counter it writes reads back as a
+    /// type (wake_affine outcomes only of that era's kinds), and its
+    /// explanation names wake_affine's pulls, which decided.
+    #[test]
+    fn every_era_writes_what_explain_reads_and_is_explained_by_it() {
+        use crate::counters::{Counter, IDLE_ENTER_PREFIX};
+        use crate::policy::Era;
+        for era in Era::ALL {
+            let mut exp = presets::get("retune-lat-ctx").unwrap();
+            // One LLC, so every era's wake_affine applies to the pair.
+            exp.machine = serde_json::from_str(r#""desktop-8c""#).unwrap();
+            exp.policy = crate::policy::PolicySpec::era(era);
+            exp.variants.truncate(1);
+            exp.variants[0].label = era.to_string();
+            let r = run_all(&exp, &mut |_, _| true).unwrap();
+            let counters = &r.counters[&era.to_string()];
+            let mut pulls = 0;
+            for (name, n) in counters {
+                if name.starts_with(IDLE_ENTER_PREFIX) {
+                    continue;
+                }
+                let c: Counter = name.parse().unwrap_or_else(|e| panic!("{era}: {e}"));
+                if let Counter::WakeAffine { outcome, .. } = c {
+                    assert!(outcome.written_by(era), "{era} wrote {name}");
+                    if outcome.pulls_to_waker() {
+                        pulls += n;
+                    }
+                }
+            }
+            assert!(pulls > 0, "{era}: no wake_affine pull in {counters:?}");
+            let s = explain(&r);
+            assert!(s.contains("wake_affine pulled wakees"), "{era}: {s}");
+        }
     }
 
     /// Results with only counters, for the sentences that need big runs.

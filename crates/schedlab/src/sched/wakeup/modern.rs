@@ -134,10 +134,14 @@ fn wake_affine(
             Era::V4_15 => wake_affine_idle_4_15(env, this, prev, sync),
             _ => wake_affine_idle_6_5(env, this, prev, sync),
         };
-        if target.is_some() {
+        if let Some(t) = target {
             placed.step(Counter::WakeAffine {
                 level,
-                outcome: Affine::Idle,
+                outcome: if t == this {
+                    Affine::Idle
+                } else {
+                    Affine::IdlePrev
+                },
             });
         }
     }

@@ -140,7 +140,7 @@ fn wake_affine_idle_cases_by_era() {
     assert!(
         pl.path.contains(&Some(Counter::WakeAffine {
             level: "MC",
-            outcome: Affine::Idle
+            outcome: Affine::IdlePrev
         })),
         "{:?}",
         pl.path
