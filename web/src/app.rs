@@ -13,7 +13,7 @@ use crate::pool::Pool;
 use crate::protocol::{Request, Response};
 use crate::results::{chart_figure, ResultsView};
 use crate::run::{RunAction, RunView};
-use crate::state::{Edit, Editor, WHOLE};
+use crate::state::{Edit, Editor, FieldId};
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Timeout;
 use schedlab::{codec, presets};
@@ -324,7 +324,7 @@ pub fn App() -> Html {
         };
     }
     let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
-        if field == WHOLE {
+        if *field == FieldId::Whole {
             msg.clone()
         } else {
             format!("{msg} (at {field})")
