@@ -7,6 +7,7 @@
 //! so an input and its errors cannot name different fields.
 
 use crate::state::{Edit, Editor, FieldId};
+use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -52,14 +53,24 @@ pub fn error_of(ed: &Editor, field: &FieldId) -> Html {
     }
 }
 
+/// Turns a text into an edit. The helpers below are thin generic shims over
+/// one non-generic body each, so the page's code does not grow per field.
+type Make<T> = Rc<dyn Fn(T) -> Edit>;
+
+/// `make` as an edit maker, and the field its edits are filed under.
+fn bind<T: 'static, E: Into<Edit>>(
+    make: impl Fn(T) -> E + 'static,
+    sample: T,
+) -> (FieldId, Make<T>) {
+    let make: Make<T> = Rc::new(move |t| make(t).into());
+    (make(sample).field(), make)
+}
+
 /// Sends `make(text)` on every keystroke, so the field echoes at once.
-fn on_text<E: Into<Edit>>(
-    form: &Form,
-    make: impl Fn(String) -> E + 'static,
-) -> Callback<InputEvent> {
+fn on_text(form: &Form, make: Make<String>) -> Callback<InputEvent> {
     form.edit.reform(move |e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
-        make(input.value()).into()
+        make(input.value())
     })
 }
 
@@ -71,7 +82,11 @@ pub fn text<E: Into<Edit>>(
     make: impl Fn(String) -> E + 'static,
 ) -> Html {
     let value = value.to_string();
-    let field = make(value.clone()).into().field();
+    let (field, make) = bind(make, value.clone());
+    text_input(form, field, label, value, make)
+}
+
+fn text_input(form: &Form, field: FieldId, label: Html, value: String, make: Make<String>) -> Html {
     let ed = form.editor;
     let oninput = on_text(form, make);
     let invalid = ed.error_at(&field).is_some();
@@ -94,7 +109,18 @@ pub fn cell_input<E: Into<Edit>>(
     make: impl Fn(String) -> E + 'static,
 ) -> Html {
     let value = value.to_string();
-    let field = make(value.clone()).into().field();
+    let (field, make) = bind(make, value.clone());
+    cell(form, field, title, value, disabled, make)
+}
+
+fn cell(
+    form: &Form,
+    field: FieldId,
+    title: String,
+    value: String,
+    disabled: bool,
+    make: Make<String>,
+) -> Html {
     let ed = form.editor;
     let oninput = on_text(form, make);
     let error = ed.error_at(&field).map(str::to_string);
@@ -108,8 +134,9 @@ pub fn cell_input<E: Into<Edit>>(
     }
 }
 
-/// A checkbox. Its errors are the page's summary's: a switch has no text
-/// to refuse.
+/// A checkbox. It shows no error of its own: a switch offers only what the
+/// era or benchmark names, so its edits are not refused, and the core's
+/// error after one is in the page's summary.
 pub fn checkbox<E: Into<Edit>>(
     form: &Form,
     title: String,
@@ -117,10 +144,21 @@ pub fn checkbox<E: Into<Edit>>(
     disabled: bool,
     make: impl Fn(bool) -> E + 'static,
 ) -> Html {
-    let field = make(checked).into().field();
+    let (field, make) = bind(make, checked);
+    check(form, field, title, checked, disabled, make)
+}
+
+fn check(
+    form: &Form,
+    field: FieldId,
+    title: String,
+    checked: bool,
+    disabled: bool,
+    make: Make<bool>,
+) -> Html {
     let onchange = form.edit.reform(move |e: Event| {
         let input: HtmlInputElement = e.target_unchecked_into();
-        make(input.checked()).into()
+        make(input.checked())
     });
     html! {
         <input type="checkbox" data-field={field.to_string()} {title} {checked} {disabled} {onchange} />
@@ -135,8 +173,8 @@ pub fn select<E: Into<Edit>>(
     selected: &str,
     make: impl Fn(String) -> E + 'static,
 ) -> Html {
-    let field = make(selected.to_string()).into().field();
-    select_at(form, field, label, options, selected, make)
+    let (field, make) = bind(make, selected.to_string());
+    choice(form, field, label, options, selected, make)
 }
 
 /// A select shown as `field` although its edits' errors belong elsewhere
@@ -149,9 +187,27 @@ pub fn select_at<E: Into<Edit>>(
     selected: &str,
     make: impl Fn(String) -> E + 'static,
 ) -> Html {
+    choice(
+        form,
+        field,
+        label,
+        options,
+        selected,
+        Rc::new(move |v| make(v).into()),
+    )
+}
+
+fn choice(
+    form: &Form,
+    field: FieldId,
+    label: Html,
+    options: Vec<(String, String)>,
+    selected: &str,
+    make: Make<String>,
+) -> Html {
     let onchange = form.edit.reform(move |e: Event| {
         let s: HtmlSelectElement = e.target_unchecked_into();
-        make(s.value()).into()
+        make(s.value())
     });
     html! {
         <label class="field">
