@@ -157,9 +157,9 @@ impl PolicyEdit {
         match self {
             PolicyEdit::BaseEra(_) => FieldId::BaseEra,
             // Shown at the era of the variant that was overwritten.
-            PolicyEdit::Copy { to, .. } => FieldId::variant(*to, VariantField::Era),
+            PolicyEdit::Copy { to, .. } => FieldId::Variant(*to, VariantField::Era),
             PolicyEdit::AddVariant | PolicyEdit::RemoveVariant(_) => FieldId::Variants,
-            PolicyEdit::Variant(i, e) => FieldId::variant(*i, e.field()),
+            PolicyEdit::Variant(i, e) => FieldId::Variant(*i, e.field()),
         }
     }
 }
@@ -198,7 +198,7 @@ impl WorkloadEdit {
             WorkloadEdit::Kind(_) => FieldId::WorkloadKind,
             WorkloadEdit::Param { name, .. } => FieldId::Param(name.clone()),
             WorkloadEdit::Variant { variant, .. } => {
-                FieldId::variant(*variant, VariantField::Workload)
+                FieldId::Variant(*variant, VariantField::Workload)
             }
             WorkloadEdit::Sweep { .. } => FieldId::Sweep,
             WorkloadEdit::Seed(_) => FieldId::Seed,

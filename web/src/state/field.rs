@@ -123,12 +123,6 @@ impl ShapeField {
     }
 }
 
-impl FieldId {
-    pub fn variant(i: usize, field: VariantField) -> FieldId {
-        FieldId::Variant(i, field)
-    }
-}
-
 /// The `data-field` attribute: `machine.nodes`, `cost.ipi_ns`,
 /// `v1.NODE.WAKE_AFFINE`, `v0.tunable.sched_migration_cost_ns`, ...
 impl fmt::Display for FieldId {

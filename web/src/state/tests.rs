@@ -114,7 +114,7 @@ fn the_cores_range_errors_show_at_the_edited_field() {
             },
         ),
     );
-    let nodes_imbalance = FieldId::variant(
+    let nodes_imbalance = FieldId::Variant(
         0,
         VariantField::LevelParam {
             level: "NODE".into(),
