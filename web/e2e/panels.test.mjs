@@ -143,3 +143,37 @@ test('an lscpu -p import runs (Ctrl+Enter), its JSON downloads, and a broken one
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a refused value of each kind of field is shown at that field, and only there', async () => {
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'retune-lat-ctx');
+  await page.click('#machine-edit');
+  await page.click('details.costs summary');
+  // The text that each field refuses: a number that is not one, an empty
+  // label, JSON that does not parse, a range the core refuses.
+  const cases = [
+    ['machine.nodes', 'x'],
+    ['cost.ipi_ns', 'x'],
+    ['v1.label', ' '],
+    ['v0.NODE.imbalance_pct', '50'],
+    ['v0.tunable.sched_migration_cost_ns', 'x'],
+    ['workload.procs', 'x'],
+    ['v1.workload', '{'],
+    ['seed', 'x'],
+    ['repeats', 'x'],
+  ];
+  for (const [name, bad] of cases) {
+    const input = field(name);
+    const before = await page.inputValue(input);
+    await page.fill(input, bad);
+    const shown = await page.$$eval('.field-error', (els) =>
+      els.map((e) => e.parentElement.querySelector('[data-field]')?.dataset.field));
+    assert.deepEqual(shown, [name], `${name}: its error is shown at it, and nowhere else`);
+    assert.equal(await page.isDisabled('button#run'), true, `${name}: Run waits`);
+    await page.fill(input, before);
+    assert.equal(await page.$('.field-error'), null, `${name}: fixed`);
+  }
+  assert.equal(await page.isDisabled('button#run'), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,12 +1,15 @@
 //! The schedlab playground: a Yew app (`bin/app.rs`) that never simulates on
 //! the main thread, and a Web Worker (`bin/worker.rs`) that runs the core.
 //!
-//! - [`state`]: the experiment being edited and every edit to it.
+//! - [`app`]: the root component, and its hooks for the link and history,
+//!   the run and its workers, and the keyboard shortcuts.
+//! - [`state`]: the experiment being edited, every edit to it, and the
+//!   fields (typed) their errors are shown at.
 //! - [`run`]: a run's progress and results; [`pool`]: the Web Workers.
 //! - [`panels`], [`results`], [`charts`], [`timeline`], [`drawing`],
-//!   [`fields`]: what
-//!   the page shows; [`export`]: downloads and the clipboard.
-//! - [`gallery`], [`help`]: the presets at a click; theme and shortcuts.
+//!   [`fields`]: what the page shows; [`export`]: downloads and the
+//!   clipboard.
+//! - [`gallery`], [`help`]: the presets at a click; theme and the `?` help.
 //! - [`link`]: the URL fragment, localStorage, embed links.
 //! - [`worker`], [`protocol`]: the worker side and its messages.
 

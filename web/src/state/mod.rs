@@ -6,113 +6,47 @@
 //! the text and the error at its field; an edit that parses is applied and
 //! the whole experiment is checked by the core, whose error is shown at the
 //! field that caused it. Run is allowed only when neither kind is present.
+//!
+//! - `edit.rs`: the edits, grouped as the panels are (machine, policy per
+//!   variant, workload), and the field each one's error belongs to;
+//! - `field.rs`: the fields, typed; the panels render the same ids;
+//! - `machine.rs`, `policy.rs`, `workload.rs`: what each edit does;
+//! - `parse.rs`: typed text as values.
 
-mod apply;
+mod edit;
+mod field;
+mod machine;
+mod parse;
+mod policy;
 #[cfg(test)]
 mod tests;
+mod workload;
 
-use apply::apply;
-pub use apply::is_number_list;
+pub use edit::{Edit, MachineEdit, PolicyEdit, VariantEdit, WorkloadEdit};
+pub use field::{FieldId, ShapeField, VariantField};
+pub use parse::is_number_list;
 use schedlab::experiment::Experiment;
 use schedlab::knobs::PolicyKnobs;
-use schedlab::policy::{Era, PolicySpec};
+use schedlab::policy::PolicySpec;
 use schedlab::topology::Topology;
 use schedlab::{presets, Error};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// The field an error belongs to when no single field caused it.
-pub const WHOLE: &str = "experiment";
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Editor {
     pub experiment: Experiment,
     /// Fields whose text does not parse: field -> (text, error).
-    pub field_errors: BTreeMap<String, (String, String)>,
+    pub field_errors: BTreeMap<FieldId, (String, String)>,
     /// The core's error for the whole experiment, and the field it is shown at.
-    pub invalid: Option<(String, String)>,
+    pub invalid: Option<(FieldId, String)>,
     /// Something an edit did that the user should know (changes dropped).
     pub notice: Option<String>,
 }
 
-/// Every change a user can make.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Edit {
-    LoadPreset(String),
-    Load(Box<Experiment>),
-    MachinePreset(String),
-    /// Turn the current machine into an editable spec.
-    MachineCustom,
-    ImportLscpu(String),
-    /// A shape field ("nodes", "cores_per_llc", ...) as typed.
-    Shape {
-        field: String,
-        text: String,
-    },
-    /// SLIT rows, one per line ("10 20"); empty for the default.
-    Distances(String),
-    /// One of the machine's costs (a number, or a list for array costs).
-    Cost {
-        key: String,
-        text: String,
-    },
-    BaseEra(Era),
-    Era {
-        variant: usize,
-        era: Era,
-    },
-    Flag {
-        variant: usize,
-        level: String,
-        flag: String,
-        on: bool,
-    },
-    LevelParam {
-        variant: usize,
-        level: String,
-        param: String,
-        text: String,
-    },
-    Feature {
-        variant: usize,
-        name: String,
-        on: bool,
-    },
-    Tunable {
-        variant: usize,
-        name: String,
-        text: String,
-    },
-    CopyPolicy {
-        from: usize,
-        to: usize,
-    },
-    AddVariant,
-    RemoveVariant(usize),
-    Label {
-        variant: usize,
-        text: String,
-    },
-    WorkloadKind(String),
-    /// A workload parameter as typed (numbers, booleans and choices parse).
-    Param {
-        name: String,
-        text: String,
-    },
-    /// A variant's own workload changes as JSON ({"affinity":"0"}).
-    VariantWorkload {
-        variant: usize,
-        text: String,
-    },
-    /// The sweep: a parameter (empty for none) and its values, comma separated.
-    Sweep {
-        param: String,
-        values: String,
-    },
-    Seed(String),
-    Repeats(String),
-}
+/// What an edit did: something to tell the user, or why it was refused.
+type Applied = Result<Option<String>, Error>;
 
 impl Editor {
     pub fn new(experiment: Experiment) -> Editor {
@@ -122,7 +56,7 @@ impl Editor {
             invalid: None,
             notice: None,
         };
-        e.revalidate(WHOLE);
+        e.revalidate(&FieldId::Whole);
         e
     }
 
@@ -135,7 +69,7 @@ impl Editor {
     }
 
     /// The error to show at `field`, if any.
-    pub fn error_at(&self, field: &str) -> Option<&str> {
+    pub fn error_at(&self, field: &FieldId) -> Option<&str> {
         if let Some((_, e)) = self.field_errors.get(field) {
             return Some(e);
         }
@@ -146,7 +80,7 @@ impl Editor {
     }
 
     /// What `field` shows: the unparsed text if it has one, else `value`.
-    pub fn text_of(&self, field: &str, value: impl ToString) -> String {
+    pub fn text_of(&self, field: &FieldId, value: impl ToString) -> String {
         match self.field_errors.get(field) {
             Some((text, _)) => text.clone(),
             None => value.to_string(),
@@ -159,20 +93,19 @@ impl Editor {
     }
 
     pub fn topology(&self) -> Result<Topology, Error> {
-        Topology::from_spec(&self.experiment.machine.spec()?)
+        topology(&self.experiment)
     }
 
     /// Variant `i`'s whole policy.
     pub fn policy_of(&self, i: usize) -> PolicySpec {
-        let exp = &self.experiment;
-        exp.policy.with(&exp.variants[i].policy)
+        policy_of(&self.experiment, i)
     }
 
     pub fn knobs_of(&self, i: usize) -> Result<PolicyKnobs, Error> {
-        PolicyKnobs::of(&self.topology()?, &self.policy_of(i))
+        knobs_of(&self.experiment, i)
     }
 
-    fn revalidate(&mut self, field: &str) {
+    fn revalidate(&mut self, field: &FieldId) {
         self.invalid = match self.experiment.validate() {
             Ok(()) => None,
             Err(e) => {
@@ -180,7 +113,7 @@ impl Editor {
                 // An error that was already there stays at its field.
                 match self.invalid.take() {
                     Some((f, old)) if old == msg => Some((f, msg)),
-                    _ => Some((field.to_string(), msg)),
+                    _ => Some((field.clone(), msg)),
                 }
             }
         };
@@ -192,12 +125,12 @@ impl Reducible for Editor {
 
     fn reduce(self: Rc<Self>, action: Edit) -> Rc<Self> {
         let mut next = (*self).clone();
-        next.notice = None;
-        let field = field_of(&action);
-        let text = text_of(&action);
-        match apply(&mut next, action) {
-            Ok(()) => {
-                if field == WHOLE {
+        let field = action.field();
+        let text = action.text().map(str::to_string);
+        match apply(&mut next.experiment, action) {
+            Ok(notice) => {
+                next.notice = notice;
+                if field == FieldId::Whole {
                     // A new experiment: the old one's unparsed texts are moot.
                     next.field_errors.clear();
                 }
@@ -216,63 +149,32 @@ impl Reducible for Editor {
     }
 }
 
-/// The field an action edits (also the `data-field` of its input).
-pub fn field_of(action: &Edit) -> String {
+fn apply(exp: &mut Experiment, action: Edit) -> Applied {
     match action {
-        Edit::LoadPreset(_) | Edit::Load(_) => WHOLE.into(),
-        Edit::MachinePreset(_) | Edit::MachineCustom => "machine".into(),
-        Edit::ImportLscpu(_) => "machine.lscpu".into(),
-        Edit::Shape { field, .. } => format!("machine.{field}"),
-        Edit::Distances(_) => "machine.distances".into(),
-        Edit::Cost { key, .. } => format!("cost.{key}"),
-        Edit::BaseEra(_) => "era".into(),
-        Edit::Era { variant, .. } => format!("v{variant}.era"),
-        Edit::Flag {
-            variant,
-            level,
-            flag,
-            ..
-        } => flag_field(*variant, level, flag),
-        Edit::LevelParam {
-            variant,
-            level,
-            param,
-            ..
-        } => format!("v{variant}.{level}.{param}"),
-        Edit::Feature { variant, name, .. } => format!("v{variant}.feature.{name}"),
-        Edit::Tunable { variant, name, .. } => format!("v{variant}.tunable.{name}"),
-        Edit::CopyPolicy { to, .. } => format!("v{to}.era"),
-        Edit::AddVariant | Edit::RemoveVariant(_) => "variants".into(),
-        Edit::Label { variant, .. } => format!("v{variant}.label"),
-        Edit::WorkloadKind(_) => "workload.kind".into(),
-        Edit::Param { name, .. } => format!("workload.{name}"),
-        Edit::VariantWorkload { variant, .. } => format!("v{variant}.workload"),
-        Edit::Sweep { .. } => "sweep".into(),
-        Edit::Seed(_) => "seed".into(),
-        Edit::Repeats(_) => "repeats".into(),
+        Edit::LoadPreset(name) => {
+            *exp = presets::get(&name)?;
+            Ok(None)
+        }
+        Edit::Load(e) => {
+            *exp = *e;
+            Ok(None)
+        }
+        Edit::Machine(edit) => machine::apply(exp, edit),
+        Edit::Policy(edit) => policy::apply(exp, edit),
+        Edit::Workload(edit) => workload::apply(exp, edit),
     }
 }
 
-pub fn flag_field(variant: usize, level: &str, flag: &str) -> String {
-    format!("v{variant}.{level}.{flag}")
+fn topology(exp: &Experiment) -> Result<Topology, Error> {
+    Topology::from_spec(&exp.machine.spec()?)
 }
 
-fn text_of(action: &Edit) -> Option<String> {
-    match action {
-        Edit::ImportLscpu(t)
-        | Edit::Distances(t)
-        | Edit::Seed(t)
-        | Edit::Repeats(t)
-        | Edit::Shape { text: t, .. }
-        | Edit::Cost { text: t, .. }
-        | Edit::LevelParam { text: t, .. }
-        | Edit::Tunable { text: t, .. }
-        | Edit::Label { text: t, .. }
-        | Edit::Param { text: t, .. }
-        | Edit::VariantWorkload { text: t, .. } => Some(t.clone()),
-        Edit::Sweep { values, .. } => Some(values.clone()),
-        _ => None,
-    }
+fn policy_of(exp: &Experiment, i: usize) -> PolicySpec {
+    exp.policy.with(&exp.variants[i].policy)
+}
+
+fn knobs_of(exp: &Experiment, i: usize) -> Result<PolicyKnobs, Error> {
+    PolicyKnobs::of(&topology(exp)?, &policy_of(exp, i))
 }
 
 /// The experiment a bad link or empty storage falls back to.

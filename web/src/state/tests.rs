@@ -1,6 +1,7 @@
 //! Edits as a user makes them, checked against the core.
 
 use super::*;
+use schedlab::policy::{Era, LevelParam};
 
 fn edit(ed: Editor, action: Edit) -> Editor {
     (*Rc::new(ed).reduce(action)).clone()
@@ -24,12 +25,14 @@ fn a_flag_in_b_changes_b_only_and_back_to_default_is_no_change() {
     let flip = |ed, on| {
         edit(
             ed,
-            Edit::Flag {
-                variant: 1,
-                level: "NUMA".into(),
-                flag: "WAKE_AFFINE".into(),
-                on,
-            },
+            Edit::variant(
+                1,
+                VariantEdit::Flag {
+                    level: "NUMA".into(),
+                    flag: "WAKE_AFFINE".into(),
+                    on,
+                },
+            ),
         )
     };
     let ed2 = flip(ed.clone(), !was);
@@ -50,27 +53,29 @@ fn unparsable_text_stays_at_its_field_and_blocks_run() {
     let ed = Editor::preset("retune-pipe-test");
     let bad = edit(
         ed.clone(),
-        Edit::Param {
+        WorkloadEdit::Param {
             name: "loops".into(),
             text: "lots".into(),
-        },
+        }
+        .into(),
     );
     assert!(!bad.is_valid());
     assert_eq!(bad.experiment, ed.experiment);
-    assert_eq!(bad.text_of("workload.loops", 1), "lots");
+    assert_eq!(bad.text_of(&FieldId::Param("loops".into()), 1), "lots");
     assert!(bad
-        .error_at("workload.loops")
+        .error_at(&FieldId::Param("loops".into()))
         .unwrap()
         .contains("not a whole number"));
     let fixed = edit(
         bad,
-        Edit::Param {
+        WorkloadEdit::Param {
             name: "loops".into(),
             text: "1000".into(),
-        },
+        }
+        .into(),
     );
     assert!(fixed.is_valid());
-    assert_eq!(fixed.text_of("workload.loops", 1000), "1000");
+    assert_eq!(fixed.text_of(&FieldId::Param("loops".into()), 1000), "1000");
 }
 
 #[test]
@@ -79,14 +84,17 @@ fn a_limit_between_two_fields_clears_when_either_is_fixed() {
     let param = |ed, name: &str, text: &str| {
         edit(
             ed,
-            Edit::Param {
+            WorkloadEdit::Param {
                 name: name.into(),
                 text: text.into(),
-            },
+            }
+            .into(),
         )
     };
     let short = param(ed, "duration_ms", "20");
-    let err = short.error_at("workload.duration_ms").unwrap();
+    let err = short
+        .error_at(&FieldId::Param("duration_ms".into()))
+        .unwrap();
     assert!(err.contains("warmup_ms is 20; it must be 0..=19"), "{err}");
     let fixed = param(short, "warmup_ms", "5");
     assert!(fixed.is_valid(), "{:?}", fixed.invalid);
@@ -97,53 +105,69 @@ fn the_cores_range_errors_show_at_the_edited_field() {
     let ed = Editor::preset("retune-pipe-test");
     let bad = edit(
         ed.clone(),
-        Edit::LevelParam {
-            variant: 0,
+        Edit::variant(
+            0,
+            VariantEdit::LevelParam {
+                level: "NODE".into(),
+                param: LevelParam::ImbalancePct,
+                text: "50".into(),
+            },
+        ),
+    );
+    let nodes_imbalance = FieldId::Variant(
+        0,
+        VariantField::LevelParam {
             level: "NODE".into(),
-            param: "imbalance_pct".into(),
-            text: "50".into(),
+            param: LevelParam::ImbalancePct,
         },
     );
-    let err = bad.error_at("v0.NODE.imbalance_pct").unwrap();
+    let err = bad.error_at(&nodes_imbalance).unwrap();
     assert!(err.contains("must be 100..=1000"), "{err}");
     assert!(!bad.is_valid());
     assert_eq!(
         bad.experiment, ed.experiment,
         "a refused edit changes nothing"
     );
-    assert_eq!(bad.text_of("v0.NODE.imbalance_pct", 125), "50");
+    assert_eq!(bad.text_of(&nodes_imbalance, 125), "50");
 }
 
 #[test]
 fn a_hand_built_machine_and_an_lscpu_import_validate() {
     let mut ed = Editor::preset("retune-pipe-test");
     for (field, text) in [
-        ("nodes", "2"),
-        ("cores_per_llc", "3"),
-        ("threads_per_core", "2"),
+        (ShapeField::Nodes, "2"),
+        (ShapeField::CoresPerLlc, "3"),
+        (ShapeField::ThreadsPerCore, "2"),
     ] {
         ed = edit(
             ed,
-            Edit::Shape {
-                field: field.into(),
+            MachineEdit::Shape {
+                field,
                 text: text.into(),
-            },
+            }
+            .into(),
         );
     }
     assert!(ed.is_valid(), "{:?} {:?}", ed.invalid, ed.field_errors);
     assert_eq!(ed.topology().unwrap().nnodes(), 2);
-    let bad = edit(ed.clone(), Edit::Distances("10 20\n20".into()));
+    let bad = edit(
+        ed.clone(),
+        MachineEdit::Distances("10 20\n20".into()).into(),
+    );
     assert!(bad
-        .error_at("machine.distances")
+        .error_at(&FieldId::Distances)
         .unwrap()
         .contains("square"));
 
     let lscpu = "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,1,0,0,,1,1,1,0\n2,0,0,0,,0,0,0,0\n3,1,0,0,,1,1,1,0\n";
-    let imported = edit(ed, Edit::ImportLscpu(lscpu.into()));
+    let imported = edit(ed, MachineEdit::ImportLscpu(lscpu.into()).into());
     assert!(imported.is_valid(), "{:?}", imported.invalid);
     assert_eq!(imported.topology().unwrap().ncpus(), 4);
-    let garbage = edit(imported.clone(), Edit::ImportLscpu("0,x\n".into()));
-    assert!(garbage.error_at("machine.lscpu").unwrap().contains("line"));
+    let garbage = edit(
+        imported.clone(),
+        MachineEdit::ImportLscpu("0,x\n".into()).into(),
+    );
+    assert!(garbage.error_at(&FieldId::Lscpu).unwrap().contains("line"));
     assert_eq!(garbage.experiment, imported.experiment);
 }
 
@@ -151,15 +175,17 @@ fn a_hand_built_machine_and_an_lscpu_import_validate() {
 fn era_changes_drop_what_the_era_cannot_name_and_say_so() {
     let ed = edit(
         Editor::preset("retune-pipe-test"),
-        Edit::Flag {
-            variant: 0,
-            level: "NODE".into(),
-            flag: "WAKE_IDLE".into(),
-            on: true,
-        },
+        Edit::variant(
+            0,
+            VariantEdit::Flag {
+                level: "NODE".into(),
+                flag: "WAKE_IDLE".into(),
+                on: true,
+            },
+        ),
     );
     assert!(ed.is_valid(), "{:?}", ed.invalid);
-    let modern = edit(ed, Edit::BaseEra(Era::V4_15));
+    let modern = edit(ed, PolicyEdit::BaseEra(Era::V4_15).into());
     assert!(modern.is_valid(), "{:?}", modern.invalid);
     assert!(modern
         .experiment
@@ -174,14 +200,14 @@ fn era_changes_drop_what_the_era_cannot_name_and_say_so() {
 fn a_new_benchmark_keeps_what_it_can_and_says_what_it_dropped() {
     let ed = edit(
         Editor::preset("kvm-pipe-test-pinning"),
-        Edit::WorkloadKind("lat_ctx".into()),
+        WorkloadEdit::Kind("lat_ctx".into()).into(),
     );
     assert!(ed.is_valid(), "{:?}", ed.invalid);
     assert_eq!(ed.experiment.variants[0].workload["affinity"], "0");
     assert_eq!(ed.notice, None);
     let ed = edit(
         Editor::preset("waweight-tbench"),
-        Edit::WorkloadKind("hackbench".into()),
+        WorkloadEdit::Kind("hackbench".into()).into(),
     );
     assert_eq!(ed.experiment.sweep, None);
     assert_eq!(
@@ -194,7 +220,7 @@ fn a_new_benchmark_keeps_what_it_can_and_says_what_it_dropped() {
 fn copy_a_to_b_makes_their_policies_equal() {
     let ed = Editor::preset("waweight-tbench");
     assert_ne!(ed.policy_of(0), ed.policy_of(1));
-    let ed = edit(ed, Edit::CopyPolicy { from: 0, to: 1 });
+    let ed = edit(ed, PolicyEdit::Copy { from: 0, to: 1 }.into());
     assert_eq!(ed.policy_of(0), ed.policy_of(1));
 }
 
@@ -203,10 +229,11 @@ fn a_sweep_parses_values_of_the_parameters_type() {
     let ed = Editor::preset("retune-pipe-test");
     let ed = edit(
         ed,
-        Edit::Sweep {
+        WorkloadEdit::Sweep {
             param: "loops".into(),
             values: "1000, 2000,3000".into(),
-        },
+        }
+        .into(),
     );
     assert!(ed.is_valid(), "{:?}", ed.invalid);
     assert_eq!(
@@ -215,12 +242,13 @@ fn a_sweep_parses_values_of_the_parameters_type() {
     );
     let bad = edit(
         ed,
-        Edit::Sweep {
+        WorkloadEdit::Sweep {
             param: "loops".into(),
             values: "1000, x".into(),
-        },
+        }
+        .into(),
     );
-    assert!(bad.error_at("sweep").unwrap().contains("\"x\""));
+    assert!(bad.error_at(&FieldId::Sweep).unwrap().contains("\"x\""));
 }
 
 #[test]
@@ -228,10 +256,11 @@ fn costs_edit_as_numbers_lists_or_json_with_the_cores_checks() {
     let cost = |ed, key: &str, text: &str| {
         edit(
             ed,
-            Edit::Cost {
+            MachineEdit::Cost {
                 key: key.into(),
                 text: text.into(),
-            },
+            }
+            .into(),
         )
     };
     let ed = cost(Editor::preset("kvm-pipe-test-pinning"), "ipi_ns", "900");
@@ -252,12 +281,12 @@ fn costs_edit_as_numbers_lists_or_json_with_the_cores_checks() {
     );
     let bad = cost(ed.clone(), "cstates", "[{\"name\":");
     assert!(bad
-        .error_at("cost.cstates")
+        .error_at(&FieldId::Cost("cstates".into()))
         .unwrap()
         .contains("cost cstates is JSON"));
     let short = cost(ed, "miss_ns", "5, 20");
     assert!(short
-        .error_at("cost.miss_ns")
+        .error_at(&FieldId::Cost("miss_ns".into()))
         .unwrap()
         .contains("cost miss_ns"));
 }

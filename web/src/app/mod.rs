@@ -1,0 +1,255 @@
+//! The root component: the gallery, the experiment picker, the three
+//! panels, Run and Cancel, progress, sharing, and the results. Runs go to a
+//! pool of Web Workers; the main thread only edits, assembles and draws.
+//!
+//! Its behaviours are hooks of their own: [`link_sync`] (the link and the
+//! history), [`runner`] (the run and its workers), [`shortcuts`] (the keys).
+
+pub mod link_sync;
+pub mod runner;
+pub mod shortcuts;
+
+use crate::export::{copy_to_clipboard, download};
+use crate::gallery::Gallery;
+use crate::help::{self, HelpOverlay};
+use crate::link;
+use crate::panels::kernel::KernelPanel;
+use crate::panels::machine::MachinePanel;
+use crate::panels::workload::WorkloadPanel;
+use crate::results::{chart_figure, ResultsView};
+use crate::run::{RunResults, RunView};
+use crate::state::{Edit, Editor, FieldId};
+use link_sync::{use_link_sync, use_linked_editor};
+use runner::use_runner;
+use schedlab::presets;
+use shortcuts::{use_shortcuts, Shortcut};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[function_component]
+pub fn App() -> Html {
+    let (editor, run_on_open) = use_linked_editor();
+    let runner = use_runner();
+    let run = runner.view.clone();
+    let ready = use_state(|| false);
+    let help_open = use_state(|| false);
+    let theme = use_state(help::saved_theme);
+    let copied = use_state(|| None::<&'static str>);
+    let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
+
+    let on_cancel = {
+        let runner = runner.clone();
+        Callback::from(move |_: ()| runner.cancel())
+    };
+    let on_theme = {
+        let theme = theme.clone();
+        Callback::from(move |_: ()| theme.set(help::next_theme(&theme)))
+    };
+    {
+        let theme = *theme;
+        use_effect_with(theme, move |t| help::apply_theme(t));
+    }
+    let start = {
+        let (editor, runner) = (editor.clone(), runner.clone());
+        Callback::from(move |()| runner.start(&editor))
+    };
+    let on_run = use_link_sync(&editor, run_on_open, start);
+    {
+        let ready = ready.clone();
+        use_effect_with((), move |_| ready.set(true));
+    }
+    use_shortcuts({
+        let (on_run, on_cancel, on_theme, help_open) = (
+            on_run.clone(),
+            on_cancel.clone(),
+            on_theme.clone(),
+            help_open.clone(),
+        );
+        Callback::from(move |s: Shortcut| match s {
+            Shortcut::Run => on_run.emit(()),
+            Shortcut::Escape if *help_open => help_open.set(false),
+            Shortcut::Escape => on_cancel.emit(()),
+            Shortcut::Help => help_open.set(!*help_open),
+            Shortcut::Theme => on_theme.emit(()),
+        })
+    });
+
+    let on_pick = {
+        let editor = editor.clone();
+        Callback::from(move |edit: Edit| editor.dispatch(edit))
+    };
+    let on_preset = {
+        let editor = editor.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            editor.dispatch(Edit::LoadPreset(select.value()));
+        })
+    };
+    let download_experiment = {
+        let editor = editor.clone();
+        Callback::from(move |_| {
+            let exp = &editor.experiment;
+            let _ = download(
+                &format!("{}.json", exp.name),
+                "application/json",
+                &exp.to_json(),
+            );
+        })
+    };
+    let copy_link = {
+        let (editor, copied) = (editor.clone(), copied.clone());
+        Callback::from(move |_| {
+            copy_to_clipboard(&link::share_url(&editor.experiment));
+            copied.set(Some("link"));
+        })
+    };
+    let copy_iframe = {
+        let (editor, copied) = (editor.clone(), copied.clone());
+        Callback::from(move |_| {
+            copy_to_clipboard(&link::iframe_snippet(&editor.experiment));
+            copied.set(Some("iframe"));
+        })
+    };
+    let exp = &editor.experiment;
+    let current_preset = editor.unedited_preset();
+    let run_button = html! {
+        <button id="run" onclick={on_run.reform(|_| ())} disabled={!runner.can_start(&editor)}
+            title={if editor.is_valid() { "Run (Ctrl+Enter)" } else { "Fix the marked fields first" }}>{ "Run" }</button>
+    };
+    if link::is_embed() {
+        return embed_page(&editor, &run, run_button, *ready);
+    }
+    let (shown, results_name) = (shown(&run), results_name(&run));
+    let status = status_line(&run);
+    let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
+        if *field == FieldId::Whole {
+            msg.clone()
+        } else {
+            format!("{msg} (at {field})")
+        }
+    });
+    html! {
+        <main id="app" data-ready={ready.to_string()}>
+            <header class="top">
+                <div>
+                    <h1>{ "schedlab" }</h1>
+                    <p class="tagline">{ "What the Linux scheduler's wakeup and load-balancing policies do to real workloads." }</p>
+                </div>
+                <div class="top-actions">
+                    <button class="secondary" id="theme" onclick={on_theme.reform(|_| ())}
+                        title="Theme: system, light or dark (T)">{ format!("Theme: {}", *theme) }</button>
+                    <button class="secondary" id="help-button" onclick={{ let h = help_open.clone(); move |_| h.set(true) }}
+                        title="Keyboard shortcuts (?)">{ "?" }</button>
+                </div>
+            </header>
+            <Gallery on_pick={on_pick} current={current_preset} open={*gallery_open} />
+            <section class="controls" aria-label="experiment">
+                <label for="preset">{ "Experiment" }</label>
+                <select id="preset" onchange={on_preset}>
+                    if current_preset.is_none() {
+                        <option selected=true value="">{ format!("{} (edited)", exp.name) }</option>
+                    }
+                    { for presets::names().map(|n| html! { <option value={n} selected={current_preset == Some(n)}>{ n }</option> }) }
+                </select>
+                { run_button }
+                <button id="cancel" class="secondary" onclick={on_cancel.reform(|_| ())} disabled={!run.running()}>{ "Cancel" }</button>
+                { status }
+                <span class="share">
+                    <button class="secondary" id="copy-link" onclick={copy_link}>{ if *copied == Some("link") { "Link copied" } else { "Copy link" } }</button>
+                    <button class="secondary" id="copy-iframe" onclick={copy_iframe}>{ if *copied == Some("iframe") { "Snippet copied" } else { "Copy iframe snippet" } }</button>
+                </span>
+            </section>
+            <p class="description">{ exp.description.clone() }</p>
+            if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
+            if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
+            if let Some(r) = &shown {
+                <div class={classes!(run.running().then_some("stale"))}>
+                    <ResultsView results={r.clone()} name={results_name} />
+                </div>
+            }
+            <div class="panels">
+                <MachinePanel editor={editor.clone()} />
+                <WorkloadPanel editor={editor.clone()} />
+                <KernelPanel editor={editor.clone()} />
+            </div>
+            <details class="experiment-json">
+                <summary>{ "Experiment JSON (run it natively: schedlab run FILE)" }</summary>
+                <div class="actions">
+                    <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
+                </div>
+                <pre id="experiment-json">{ exp.to_json() }</pre>
+            </details>
+            if *help_open {
+                <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
+            }
+        </main>
+    }
+}
+
+/// `?embed`: only the chart, the table, Run and "Open in schedlab".
+fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> Html {
+    let exp = &editor.experiment;
+    let results_name = results_name(run);
+    html! {
+        <main id="app" class="embed" data-ready={ready.to_string()}>
+            <header class="embed-head">
+                <strong class="embed-title">{ exp.name.clone() }</strong>
+                { run_button }
+                { status_line(run) }
+                <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
+            </header>
+            if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
+            if let Some(r) = shown(run) {
+                <div class={classes!("embed-results", run.running().then_some("stale"))}>
+                    { for r.charts.iter().take(1).map(|c| chart_figure(c, &results_name)) }
+                    <pre id="results-table">{ r.table.clone() }</pre>
+                </div>
+            } else {
+                <p class="hint">{ exp.description.clone() }</p>
+            }
+        </main>
+    }
+}
+
+/// The results to show: the last ones stay (dimmed) while a new run goes,
+/// so nothing jumps.
+fn shown(run: &RunView) -> Option<Rc<RunResults>> {
+    run.results.clone().or_else(|| run.previous.clone())
+}
+
+fn results_name(run: &RunView) -> String {
+    run.experiment
+        .as_ref()
+        .map(|e| e.name.clone())
+        .unwrap_or_default()
+}
+
+fn status_line(run: &RunView) -> Html {
+    let text = if let Some(e) = &run.error {
+        return html! { <p id="run-error" class="status error" role="alert">{ format!("Run failed: {e}") }</p> };
+    } else if run.running() {
+        format!("{} of {} points", run.done(), run.outcomes.len())
+    } else if run.cancelled {
+        format!(
+            "cancelled after {} of {} points",
+            run.done(),
+            run.outcomes.len()
+        )
+    } else if run.results.is_some() {
+        format!("done: {} points", run.outcomes.len())
+    } else {
+        "Ctrl+Enter runs".to_string()
+    };
+    let workers = (run.running() || (run.results.is_some() && !run.cancelled)).then(
+        || html! { <span id="run-workers">{ format!(" on {} workers", run.workers) }</span> },
+    );
+    // The bar is always there (hidden when idle), so the line never changes height.
+    html! {
+        <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
+            <progress max="1" value={format!("{:.4}", run.fraction())}
+                class={classes!((!run.running()).then_some("idle"))} />
+            { text }
+            { for workers }
+        </p>
+    }
+}
