@@ -183,115 +183,134 @@ fn ms(v: usize) -> u32 {
 }
 
 /// The era's template for one level (2.6.2x: include/linux/topology.h and
-/// arch/x86's; 4.15 and 6.5: sd_init), before the policy's changes.
+/// arch/x86's SD_*_INIT; 4.15 and 6.5: sd_init), before the policy's changes.
 fn template(era: Era, kind: Kind, weight: usize, ncpus: usize) -> LevelParams {
+    if era.is_legacy() {
+        legacy_template(era, kind, ncpus)
+    } else {
+        modern_template(era, kind, weight)
+    }
+}
+
+/// No load indexes, no flags: what each 2.6.2x template starts from.
+const LEGACY_BASE: LevelParams = LevelParams {
+    min_interval_ms: 1,
+    max_interval_ms: 4,
+    initial_interval_ms: 1,
+    busy_factor: 64,
+    imbalance_pct: 125,
+    cache_nice_tries: 1,
+    busy_idx: 0,
+    idle_idx: 0,
+    newidle_idx: 0,
+    wake_idx: 0,
+    forkexec_idx: 0,
+    flags: SdFlags::empty(),
+};
+
+/// 2.6.27 / 2.6.28's SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT, SD_NODE_INIT
+/// and SD_ALLNODES_INIT (x86). The re-tune commit (2.6.28) put WAKE_AFFINE on
+/// NODE, took NEWIDLE off MC and CPU, and put WAKE_BALANCE on the SMP levels.
+fn legacy_template(era: Era, kind: Kind, ncpus: usize) -> LevelParams {
     use SdFlag::*;
-    let p =
-        |min, max, initial, busy_factor, imb, cnt, idx: [u32; 5], flags: &[SdFlag]| LevelParams {
-            min_interval_ms: min,
-            max_interval_ms: max,
-            initial_interval_ms: initial,
-            busy_factor,
-            imbalance_pct: imb,
-            cache_nice_tries: cnt,
-            busy_idx: idx[0],
-            idle_idx: idx[1],
-            newidle_idx: idx[2],
-            wake_idx: idx[3],
-            forkexec_idx: idx[4],
-            flags: SdFlags::of(flags),
-        };
-    let new = era == Era::V2_6_28;
-    match (era.is_legacy(), kind) {
-        (true, Kind::Smt) => {
-            let wake = if new { WakeBalance } else { WakeIdle };
-            p(
-                1,
-                2,
-                1,
-                64,
-                110,
-                0,
-                [0; 5],
-                &[
-                    LoadBalance,
-                    BalanceNewidle,
-                    BalanceFork,
-                    BalanceExec,
-                    WakeAffine,
-                    wake,
-                    ShareCpuCapacity,
-                ],
-            )
-        }
-        (true, Kind::Mc) => {
-            let mut f = SdFlags::of(&[
+    let retuned = era.rules().retuned_templates;
+    let mut l = match kind {
+        Kind::Smt => LevelParams {
+            max_interval_ms: 2,
+            imbalance_pct: 110,
+            cache_nice_tries: 0,
+            flags: SdFlags::of(&[
+                LoadBalance,
+                BalanceNewidle,
+                BalanceFork,
+                BalanceExec,
+                WakeAffine,
+                ShareCpuCapacity,
+            ]),
+            ..LEGACY_BASE
+        },
+        Kind::Mc => LevelParams {
+            busy_idx: 2,
+            wake_idx: 1,
+            forkexec_idx: 1,
+            flags: SdFlags::of(&[
                 LoadBalance,
                 BalanceFork,
                 BalanceExec,
                 WakeAffine,
                 SharePkgResources,
-            ]);
-            f.set(BalanceNewidle, !new);
-            f.set(WakeBalance, new);
-            LevelParams {
-                flags: f,
-                ..p(1, 4, 1, 64, 125, 1, [2, 0, 0, 1, 1], &[])
-            }
-        }
-        (true, Kind::Cpu) => {
-            let mut f = SdFlags::of(&[LoadBalance, BalanceFork, BalanceExec, WakeAffine]);
-            f.set(BalanceNewidle, !new);
-            f.set(WakeBalance, new);
-            LevelParams {
-                flags: f,
-                ..p(1, 4, 1, 64, 125, 1, [2, 1, 2, 1, 1], &[])
-            }
-        }
-        (true, Kind::Node) => {
-            let mut f = SdFlags::of(&[
+            ]),
+            ..LEGACY_BASE
+        },
+        Kind::Cpu => LevelParams {
+            busy_idx: 2,
+            idle_idx: 1,
+            newidle_idx: 2,
+            wake_idx: 1,
+            forkexec_idx: 1,
+            flags: SdFlags::of(&[LoadBalance, BalanceFork, BalanceExec, WakeAffine]),
+            ..LEGACY_BASE
+        },
+        Kind::Node => LevelParams {
+            min_interval_ms: 8,
+            max_interval_ms: 32,
+            busy_factor: 32,
+            cache_nice_tries: 2,
+            busy_idx: 3,
+            idle_idx: 2,
+            newidle_idx: 2,
+            wake_idx: 1,
+            forkexec_idx: 1,
+            flags: SdFlags::of(&[
                 LoadBalance,
                 BalanceExec,
                 BalanceFork,
                 Serialize,
                 WakeBalance,
-            ]);
-            f.set(WakeAffine, new);
-            LevelParams {
-                flags: f,
-                ..p(8, 32, 1, 32, 125, 2, [3, 2, 2, 1, 1], &[])
-            }
+            ]),
+            ..LEGACY_BASE
+        },
+        Kind::AllNodes | Kind::Numa(_) => LevelParams {
+            min_interval_ms: 64,
+            max_interval_ms: ms(64 * ncpus),
+            initial_interval_ms: 64,
+            busy_factor: 128,
+            imbalance_pct: 133,
+            busy_idx: 3,
+            idle_idx: 3,
+            flags: SdFlags::of(&[LoadBalance, BalanceNewidle, WakeAffine, Serialize]),
+            ..LEGACY_BASE
+        },
+    };
+    match kind {
+        Kind::Smt => l
+            .flags
+            .set(if retuned { WakeBalance } else { WakeIdle }, true),
+        Kind::Mc | Kind::Cpu => {
+            l.flags.set(BalanceNewidle, !retuned);
+            l.flags.set(WakeBalance, retuned);
         }
-        (true, _) => p(
-            64,
-            ms(64 * ncpus),
-            64,
-            128,
-            133,
-            1,
-            [3, 3, 0, 0, 0],
-            &[LoadBalance, BalanceNewidle, WakeAffine, Serialize],
-        ),
-        (false, kind) => modern_template(era, kind, weight),
+        Kind::Node => l.flags.set(WakeAffine, retuned),
+        _ => {}
     }
+    l
 }
 
+/// sd_init() of 4.15 and 6.5, then the topology level's own flags
+/// (cpu_smt_flags, cpu_core_flags, the NUMA levels').
 fn modern_template(era: Era, kind: Kind, weight: usize) -> LevelParams {
     use SdFlag::*;
+    let rules = era.rules();
     let w = ms(weight);
     let mut flags = SdFlags::of(&[BalanceNewidle, BalanceExec, BalanceFork, WakeAffine]);
-    let v4 = era == Era::V4_15;
-    if v4 {
-        flags.set(LoadBalance, true);
-    } else {
-        flags.set(PreferSibling, true);
-    }
+    flags.set(LoadBalance, rules.needs_load_balance_flag);
+    let idx = rules.load_indexes;
     let mut l = LevelParams {
         min_interval_ms: w,
         max_interval_ms: 2 * w,
         initial_interval_ms: w,
-        busy_factor: if v4 { 32 } else { 16 },
-        imbalance_pct: if v4 { 125 } else { 117 },
+        busy_factor: rules.sd_busy_factor,
+        imbalance_pct: rules.sd_imbalance_pct,
         cache_nice_tries: 0,
         busy_idx: 0,
         idle_idx: 0,
@@ -312,7 +331,7 @@ fn modern_template(era: Era, kind: Kind, weight: usize) -> LevelParams {
             l.flags.set(PreferSibling, true);
             l.imbalance_pct = 117;
             l.cache_nice_tries = 1;
-            if v4 {
+            if idx {
                 l.busy_idx = 2;
             }
         }
@@ -322,7 +341,7 @@ fn modern_template(era: Era, kind: Kind, weight: usize) -> LevelParams {
             l.flags.set(Serialize, true);
             l.flags.set(PreferSibling, false);
             l.cache_nice_tries = 2;
-            if v4 {
+            if idx {
                 l.busy_idx = 3;
                 l.idle_idx = 2;
             }
@@ -335,7 +354,7 @@ fn modern_template(era: Era, kind: Kind, weight: usize) -> LevelParams {
         _ => {
             l.flags.set(PreferSibling, true);
             l.cache_nice_tries = 1;
-            if v4 {
+            if idx {
                 l.busy_idx = 2;
                 l.idle_idx = 1;
             }
@@ -594,7 +613,7 @@ impl Domains {
                     "    min_interval {} max_interval {} busy_factor {} imbalance_pct {} cache_nice_tries {}",
                     p.min_interval_ms, p.max_interval_ms, p.busy_factor, p.imbalance_pct, p.cache_nice_tries
                 ));
-                if self.era != Era::V6_5 {
+                if self.era.rules().load_indexes {
                     out.push_str(&format!(
                         " busy_idx {} idle_idx {} newidle_idx {} wake_idx {} forkexec_idx {}",
                         p.busy_idx, p.idle_idx, p.newidle_idx, p.wake_idx, p.forkexec_idx

@@ -6,7 +6,6 @@ use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
-use crate::policy::Feature;
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
 
@@ -408,11 +407,8 @@ impl Sim {
     }
 
     /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s
-    /// current task; sets the buddies as the era does.
+    /// current task (the scheduler decides, and sets the buddies).
     pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize) -> bool {
-        let era = self.policy.era;
-        let f = self.policy.features;
-        let t = self.policy.tunables;
         let Some(curr) = self.cpus[cpu].rq.curr else {
             return false;
         };
@@ -420,28 +416,8 @@ impl Sim {
             return false;
         }
         self.touch_rq(cpu);
-        let rq = &mut self.cpus[cpu].rq;
-        if era.is_legacy() {
-            // 2.6.28: the woken task is always the next buddy, the current one
-            // the last buddy.
-            if f.has(Feature::LastBuddy) {
-                rq.last = Some(curr);
-            }
-            rq.next = Some(task);
-        } else if f.has(Feature::NextBuddy) {
-            rq.next = Some(task);
-        }
-        if !f.has(Feature::WakeupPreemption) {
-            return false;
-        }
-        let preempt = CfsRq::wakeup_preempt_entity(&self.ents[curr], &self.ents[task], &t) == 1;
-        if preempt
-            && !era.is_legacy()
-            && f.has(Feature::LastBuddy)
-            && rq.nr_running as u64 >= t.nr_latency
-        {
-            rq.last = Some(curr);
-        }
-        preempt
+        self.cpus[cpu]
+            .rq
+            .check_preempt_wakeup(curr, task, &self.ents, &self.policy)
     }
 }

@@ -543,7 +543,7 @@ impl Sim {
             return false;
         }
         let shares_llc = self.topo.cpus[this].llc == self.topo.cpus[target].llc;
-        !shares_llc || (self.policy.era == crate::policy::Era::V6_5 && self.cpu_idle(target))
+        !shares_llc || (self.policy.era.rules().ttwu_queue_to_idle && self.cpu_idle(target))
     }
 
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {

@@ -29,20 +29,247 @@ impl Era {
         }
     }
 
-    /// The 2.6.2x code paths (cpu_load[] indexes, SD_WAKE_IDLE / SD_WAKE_BALANCE).
+    /// What this era's kernel does differently: the one table every
+    /// era-dependent branch reads.
+    pub fn rules(self) -> &'static EraRules {
+        match self {
+            Era::V2_6_27 => &V2_6_27,
+            Era::V2_6_28 => &V2_6_28,
+            Era::V4_15 => &V4_15,
+            Era::V6_5 => &V6_5,
+        }
+    }
+
+    /// The 2.6.2x code paths (cpu_load[] indexes, SD_WAKE_IDLE / SD_WAKE_BALANCE,
+    /// the SIBLING/MC/CPU/NODE/ALLNODES levels and their templates).
     pub fn is_legacy(self) -> bool {
-        matches!(self, Era::V2_6_27 | Era::V2_6_28)
+        self.rules().generation == Generation::Legacy
     }
 
     /// The names of the domain levels this era can build, bottom-up. Several
     /// NUMA levels are numbered: NUMA, NUMA2, NUMA3 (the kernel calls them all NUMA).
     pub fn level_names(self) -> &'static [&'static str] {
-        match self {
-            Era::V2_6_27 | Era::V2_6_28 => &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"],
-            Era::V4_15 | Era::V6_5 => &["SMT", "MC", "DIE", "NODE", "NUMA", "NUMA2", "NUMA3"],
-        }
+        self.rules().level_names
     }
 }
+
+/// The code base an era belongs to: 2.6.2x's kernel/sched.c and
+/// sched_fair.c, or the kernel/sched/fair.c and topology.c of 4.x and later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    Legacy,
+    Modern,
+}
+
+/// What wake_affine_idle() decides (4.15+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeAffineIdle {
+    /// v4.15: this CPU if idle and cache-affine with prev (prev if it is
+    /// idle too); this CPU for a sync wakeup from a CPU running only the waker.
+    ThisIdleOrSync,
+    /// v6.5: as 4.15, then prev if it is idle.
+    AlsoIdlePrev,
+}
+
+/// The loads wake_affine_weight() compares (4.15+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeightLoads {
+    /// v4.15: target_load / source_load on the domain's wake_idx history.
+    CpuLoadHistory,
+    /// v6.5: the queues' PELT load.
+    QueuePelt,
+}
+
+/// How wake_affine_weight() breaks a tie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeightTie {
+    /// v4.15: `this_eff_load <= prev_eff_load` picks this CPU.
+    ThisCpu,
+    /// v6.5: strictly less, but a sync wakeup adds one to prev's side.
+    PrevUnlessSync,
+}
+
+/// Which select_idle_sibling() an era runs (4.15+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleSibling {
+    /// v4.15: target, prev, idle core, SIS_PROP scan, SMT sibling of target.
+    V4_15,
+    /// v6.5: also recent_used_cpu and prev's SMT sibling; SIS_UTIL.
+    V6_5,
+}
+
+/// How sched groups are compared by find_idlest_group() and
+/// find_busiest_group().
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupCompare {
+    /// By average load on a cpu_load[] index (2.6.2x, 4.15).
+    ByLoad,
+    /// By group type (has_spare < fully_busy < overloaded), then load (5.5+).
+    Classified,
+}
+
+/// What the balancer weighs a run queue and a task by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BalanceLoad {
+    /// 2.6.2x: the queue's weight (weighted_cpuload) and the task's weight.
+    Weight,
+    /// 4.15: the queued tasks' PELT load for the queue, the task's weight.
+    PeltQueueWeightTask,
+    /// 6.5: the queue's and the task's PELT load.
+    Pelt,
+}
+
+/// How much find_busiest_group() lets one balance pull (by-load eras).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxPull {
+    /// 2.6.2x: never below one task's load on the busiest group.
+    KeepOneTask,
+    /// 4.15: when both groups are over capacity, no more than the busiest
+    /// group's load above its capacity.
+    AboveCapacity,
+}
+
+/// The buddies set when a woken task is checked against the running one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WakeupBuddies {
+    /// 2.6.28: the woken task is always the next buddy, the running one the
+    /// last buddy (LAST_BUDDY).
+    Always,
+    /// 4.15+: next buddy only under NEXT_BUDDY; last buddy under LAST_BUDDY
+    /// when the wakeup preempts and the queue has nr_latency tasks.
+    ByFeature,
+}
+
+/// Every behaviour that differs between eras, with the kernel function it
+/// follows. Defaults of features, tunables and flag names live in their own
+/// per-era tables (`features.rs`, `tunables.rs`, `flags.rs`), the domain
+/// templates in `domains.rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EraRules {
+    pub generation: Generation,
+    pub level_names: &'static [&'static str],
+    /// 2.6.28 (the re-tune commit): WAKE_AFFINE on NODE, NEWIDLE off MC/CPU,
+    /// WAKE_BALANCE on the SMP levels. Read by the legacy domain templates.
+    pub retuned_templates: bool,
+    /// Balancing runs only at levels with SD_LOAD_BALANCE (removed in 5.x).
+    pub needs_load_balance_flag: bool,
+    /// select_task_rq_fair's domain walk stops at a level without
+    /// SD_LOAD_BALANCE (v4.15).
+    pub wake_walk_needs_load_balance: bool,
+    pub wake_affine_idle: WakeAffineIdle,
+    pub weight_loads: WeightLoads,
+    pub weight_tie: WeightTie,
+    pub idle_sibling: IdleSibling,
+    pub group_compare: GroupCompare,
+    pub balance_load: BalanceLoad,
+    /// 2.6.2x's "perf" power savings policy: a group whose CPUs share a core
+    /// or a cache has the power of one CPU.
+    pub shared_group_is_one_cpu: bool,
+    pub max_pull: MaxPull,
+    /// The cpu_load[] history and the domains' *_idx parameters exist
+    /// (removed in 5.0).
+    pub load_indexes: bool,
+    /// sd_init()'s busy_factor and imbalance_pct (4.15+; 2.6.2x's templates
+    /// give each level its own).
+    pub sd_busy_factor: u32,
+    pub sd_imbalance_pct: u32,
+    /// find_busiest_group: a child domain's SD_PREFER_SIBLING makes a group
+    /// running two more tasks than a local group with room busiest (4.15).
+    pub prefer_sibling_busiest: bool,
+    /// idle_balance() is skipped while this CPU's avg_idle is below
+    /// migration_cost (2.6.35+).
+    pub newidle_needs_avg_idle: bool,
+    /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
+    /// of it (GENTLE_FAIR_SLEEPERS, later).
+    pub full_sleeper_credit: bool,
+    /// check_preempt_tick(): a task past min_granularity is also preempted
+    /// when the leftmost is more than a slice behind (2.6.3x+).
+    pub tick_preempts_by_vruntime: bool,
+    pub wakeup_buddies: WakeupBuddies,
+    /// ttwu_queue_cond(): a wakeup is also queued to an idle CPU in the
+    /// waker's LLC (v6.5), not only across LLCs.
+    pub ttwu_queue_to_idle: bool,
+    /// The sysctl scaling of latency tunables: 1 + ilog2(ncpus) (2.6.2x, no
+    /// cap) or 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG, later).
+    pub tunables_scale_capped: bool,
+}
+
+const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
+const MODERN_LEVELS: &[&str] = &["SMT", "MC", "DIE", "NODE", "NUMA", "NUMA2", "NUMA3"];
+
+const V2_6_27: EraRules = EraRules {
+    generation: Generation::Legacy,
+    level_names: LEGACY_LEVELS,
+    retuned_templates: false,
+    needs_load_balance_flag: true,
+    wake_walk_needs_load_balance: false,
+    wake_affine_idle: WakeAffineIdle::ThisIdleOrSync,
+    weight_loads: WeightLoads::CpuLoadHistory,
+    weight_tie: WeightTie::ThisCpu,
+    idle_sibling: IdleSibling::V4_15,
+    group_compare: GroupCompare::ByLoad,
+    balance_load: BalanceLoad::Weight,
+    shared_group_is_one_cpu: true,
+    max_pull: MaxPull::KeepOneTask,
+    load_indexes: true,
+    sd_busy_factor: 0,
+    sd_imbalance_pct: 0,
+    prefer_sibling_busiest: false,
+    newidle_needs_avg_idle: false,
+    full_sleeper_credit: true,
+    tick_preempts_by_vruntime: false,
+    wakeup_buddies: WakeupBuddies::Always,
+    ttwu_queue_to_idle: false,
+    tunables_scale_capped: false,
+};
+
+const V2_6_28: EraRules = EraRules {
+    retuned_templates: true,
+    ..V2_6_27
+};
+
+const V4_15: EraRules = EraRules {
+    generation: Generation::Modern,
+    level_names: MODERN_LEVELS,
+    retuned_templates: false,
+    needs_load_balance_flag: true,
+    wake_walk_needs_load_balance: true,
+    wake_affine_idle: WakeAffineIdle::ThisIdleOrSync,
+    weight_loads: WeightLoads::CpuLoadHistory,
+    weight_tie: WeightTie::ThisCpu,
+    idle_sibling: IdleSibling::V4_15,
+    group_compare: GroupCompare::ByLoad,
+    balance_load: BalanceLoad::PeltQueueWeightTask,
+    shared_group_is_one_cpu: false,
+    max_pull: MaxPull::AboveCapacity,
+    load_indexes: true,
+    sd_busy_factor: 32,
+    sd_imbalance_pct: 125,
+    prefer_sibling_busiest: true,
+    newidle_needs_avg_idle: true,
+    full_sleeper_credit: false,
+    tick_preempts_by_vruntime: true,
+    wakeup_buddies: WakeupBuddies::ByFeature,
+    ttwu_queue_to_idle: false,
+    tunables_scale_capped: true,
+};
+
+const V6_5: EraRules = EraRules {
+    needs_load_balance_flag: false,
+    wake_walk_needs_load_balance: false,
+    wake_affine_idle: WakeAffineIdle::AlsoIdlePrev,
+    weight_loads: WeightLoads::QueuePelt,
+    weight_tie: WeightTie::PrevUnlessSync,
+    idle_sibling: IdleSibling::V6_5,
+    group_compare: GroupCompare::Classified,
+    balance_load: BalanceLoad::Pelt,
+    load_indexes: false,
+    sd_busy_factor: 16,
+    sd_imbalance_pct: 117,
+    prefer_sibling_busiest: false,
+    ttwu_queue_to_idle: true,
+    ..V4_15
+};
 
 impl fmt::Display for Era {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,5 +297,34 @@ impl std::str::FromStr for Era {
 impl From<Era> for String {
     fn from(e: Era) -> String {
         e.name().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_retune_commit_changes_only_the_templates() {
+        // 2.6.27 -> 2.6.28 changed SD flags in the x86 domain templates, no code path.
+        let v28 = Era::V2_6_28.rules().clone();
+        assert_ne!(&v28, Era::V2_6_27.rules());
+        assert_eq!(
+            &EraRules {
+                retuned_templates: false,
+                ..v28
+            },
+            Era::V2_6_27.rules()
+        );
+    }
+
+    #[test]
+    fn generations_and_level_names_agree() {
+        for era in Era::ALL {
+            let r = era.rules();
+            assert_eq!(era.is_legacy(), r.level_names.contains(&"SIBLING"), "{era}");
+            // Only the legacy templates give each level its own busy_factor.
+            assert_eq!(era.is_legacy(), r.sd_busy_factor == 0, "{era}");
+        }
     }
 }

@@ -11,7 +11,10 @@ mod features;
 mod flags;
 mod tunables;
 
-pub use era::Era;
+pub use era::{
+    BalanceLoad, Era, EraRules, Generation, GroupCompare, IdleSibling, MaxPull, WakeAffineIdle,
+    WakeupBuddies, WeightLoads, WeightTie,
+};
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};
 pub use tunables::{Tunable, Tunables};

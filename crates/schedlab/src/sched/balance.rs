@@ -8,7 +8,7 @@
 
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
-use crate::policy::{Era, SdFlag};
+use crate::policy::{BalanceLoad, Era, GroupCompare, MaxPull, SdFlag};
 use crate::sched::groups::{group_stats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
@@ -68,7 +68,7 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
 }
 
 fn needs_load_balance_flag(era: Era) -> bool {
-    era != Era::V6_5
+    era.rules().needs_load_balance_flag
 }
 
 /// Only one CPU per group balances a level: its first idle CPU, else its first.
@@ -90,7 +90,7 @@ fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
 /// gate; later eras skip it when this CPU's average idle is shorter than
 /// migration_cost. Returns whether a task was pulled.
 pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
-    if !env.policy().era.is_legacy()
+    if env.policy().era.rules().newidle_needs_avg_idle
         && env.avg_idle_ns(cpu) < env.policy().tunables.migration_cost_ns
     {
         env.count(Counter::NewIdleSkipped);
@@ -176,9 +176,9 @@ fn find_busiest_group(
     level: usize,
     idle: IdleType,
 ) -> Option<Imbalance> {
-    match env.policy().era {
-        Era::V6_5 => find_busiest_group_classified(env, this, level, idle),
-        _ => find_busiest_group_by_load(env, this, level, idle),
+    match env.policy().era.rules().group_compare {
+        GroupCompare::Classified => find_busiest_group_classified(env, this, level, idle),
+        GroupCompare::ByLoad => find_busiest_group_by_load(env, this, level, idle),
     }
 }
 
@@ -207,10 +207,11 @@ fn find_busiest_group_by_load(
         IdleType::Idle => p.idle_idx,
         IdleType::NewIdle => p.newidle_idx,
     };
-    let legacy = env.policy().era.is_legacy();
+    let rules = env.policy().era.rules();
     let shared_child =
         child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
-    let prefer_sibling = !legacy && child.is_some_and(|c| c.has(SdFlag::PreferSibling));
+    let prefer_sibling =
+        rules.prefer_sibling_busiest && child.is_some_and(|c| c.has(SdFlag::PreferSibling));
     struct Group {
         avg: u64,
         power: u64,
@@ -232,7 +233,7 @@ fn find_busiest_group_by_load(
                 )
             });
             let cpus = g.len() as u64;
-            let power = if legacy && shared_child {
+            let power = if rules.shared_group_is_one_cpu && shared_child {
                 SCHED_CAPACITY_SCALE
             } else {
                 SCHED_CAPACITY_SCALE * cpus
@@ -271,7 +272,7 @@ fn find_busiest_group_by_load(
     if this_load >= avg || 100 * max_load <= p.imbalance_pct as u64 * this_load {
         return None;
     }
-    let max_pull = if legacy {
+    let max_pull = if rules.max_pull == MaxPull::KeepOneTask {
         // 2.6.2x: never pull the busiest group below one task's load.
         if max_load <= per_task {
             return None;
@@ -406,13 +407,13 @@ fn find_busiest_queue(
     this: usize,
     imb: &Imbalance,
 ) -> Option<usize> {
-    let modern = env.policy().era == Era::V6_5;
+    let pelt = env.policy().era.rules().balance_load == BalanceLoad::Pelt;
     group
         .iter()
         .filter(|&c| c != this && env.rq(c).nr_running > 0)
         .filter(|&c| {
             let rq = &env.rq(c);
-            let load = if modern {
+            let load = if pelt {
                 rq.pelt.load_avg
             } else {
                 instant_load(env, c)
@@ -422,7 +423,7 @@ fn find_busiest_queue(
         .max_by_key(|&c| {
             let rq = &env.rq(c);
             let key = match imb.kind {
-                Migrate::Load if modern => rq.pelt.load_avg,
+                Migrate::Load if pelt => rq.pelt.load_avg,
                 Migrate::Load => instant_load(env, c),
                 Migrate::Util => rq.pelt.util_avg,
                 Migrate::Task => rq.nr_running as u64,
@@ -460,7 +461,9 @@ fn detach_and_attach(
             continue;
         }
         let load = match imb.kind {
-            Migrate::Load if env.policy().era == Era::V6_5 => env.entity(t).pelt.load_avg,
+            Migrate::Load if env.policy().era.rules().balance_load == BalanceLoad::Pelt => {
+                env.entity(t).pelt.load_avg
+            }
             Migrate::Load => env.entity(t).weight,
             Migrate::Util => env.entity(t).pelt.util_avg,
             Migrate::Task => 1,

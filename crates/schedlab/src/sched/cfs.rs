@@ -5,7 +5,7 @@
 //! the running one is `curr`. Entities live in the engine's table, indexed
 //! by task id; functions here take that table.
 
-use crate::policy::{Era, Feature, FeatureSet, Tunables};
+use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Tunables, WakeupBuddies};
 use crate::sched::load::Pelt;
 use std::collections::BTreeSet;
 
@@ -240,7 +240,7 @@ impl CfsRq {
             return;
         }
         if f.has(Feature::FairSleepers) {
-            let thresh = if era.is_legacy() {
+            let thresh = if era.rules().full_sleeper_credit {
                 t.latency_ns
             } else {
                 t.latency_ns / 2
@@ -282,6 +282,41 @@ impl CfsRq {
         Some(left)
     }
 
+    /// check_preempt_wakeup: whether woken `task` preempts `curr`, setting
+    /// the buddies as the era does.
+    pub fn check_preempt_wakeup(
+        &mut self,
+        curr: TaskId,
+        task: TaskId,
+        ents: &[Entity],
+        policy: &KernelPolicy,
+    ) -> bool {
+        let (f, t) = (&policy.features, &policy.tunables);
+        let buddies = policy.era.rules().wakeup_buddies;
+        match buddies {
+            WakeupBuddies::Always => {
+                if f.has(Feature::LastBuddy) {
+                    self.last = Some(curr);
+                }
+                self.next = Some(task);
+            }
+            WakeupBuddies::ByFeature if f.has(Feature::NextBuddy) => self.next = Some(task),
+            WakeupBuddies::ByFeature => {}
+        }
+        if !f.has(Feature::WakeupPreemption) {
+            return false;
+        }
+        let preempt = Self::wakeup_preempt_entity(&ents[curr], &ents[task], t) == 1;
+        if preempt
+            && buddies == WakeupBuddies::ByFeature
+            && f.has(Feature::LastBuddy)
+            && self.nr_running as u64 >= t.nr_latency
+        {
+            self.last = Some(curr);
+        }
+        preempt
+    }
+
     /// Whether the running task has used up its slice (check_preempt_tick).
     pub fn tick_preempts(&self, ents: &[Entity], era: Era, t: &Tunables) -> bool {
         let Some(c) = self.curr else { return false };
@@ -291,7 +326,7 @@ impl CfsRq {
         if ran > ideal {
             return true;
         }
-        if era.is_legacy() || ran < t.min_granularity_ns {
+        if !era.rules().tick_preempts_by_vruntime || ran < t.min_granularity_ns {
             return false;
         }
         match self.leftmost() {

@@ -22,7 +22,7 @@ pub(crate) mod testenv;
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
-use crate::policy::KernelPolicy;
+use crate::policy::{BalanceLoad, KernelPolicy};
 use crate::topology::Topology;
 use cfs::{CfsRq, Entity};
 use load::CpuLoad;
@@ -145,7 +145,7 @@ pub trait SchedEnv {
 /// queue's weight in 2.6.2x, its tasks' runnable PELT load later.
 pub fn instant_load(env: &impl SchedEnv, cpu: usize) -> u64 {
     let rq = env.rq(cpu);
-    if env.policy().era.is_legacy() {
+    if env.policy().era.rules().balance_load == BalanceLoad::Weight {
         rq.load_weight
     } else {
         rq.curr

@@ -5,7 +5,7 @@
 
 use super::{slow, Placement};
 use crate::counters::{Affine, Counter, Reason, Sis};
-use crate::policy::{Era, Feature, SdFlag};
+use crate::policy::{Feature, IdleSibling, SdFlag, WakeAffineIdle, WeightLoads, WeightTie};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::{shares_cache, SchedEnv};
 
@@ -36,11 +36,11 @@ pub(super) fn select(
         }
         want_affine = !wide && env.allowed(p).contains(this);
     }
-    let era = env.policy().era;
+    let rules = env.policy().era.rules();
     let mut affine_sd = None;
     let mut slow_sd = None;
     for (i, d) in env.domains().of(this).enumerate() {
-        if era == Era::V4_15 && !d.has(SdFlag::LoadBalance) {
+        if rules.wake_walk_needs_load_balance && !d.has(SdFlag::LoadBalance) {
             break;
         }
         if want_affine && d.has(SdFlag::WakeAffine) && d.span.contains(prev) {
@@ -127,12 +127,12 @@ fn wake_affine(
     waker: Option<usize>,
 ) -> usize {
     let f = &env.policy().features;
-    let era = env.policy().era;
+    let rules = env.policy().era.rules();
     let mut target = None;
     if f.has(Feature::WaIdle) {
-        target = match era {
-            Era::V4_15 => wake_affine_idle_4_15(env, this, prev, sync),
-            _ => wake_affine_idle_6_5(env, this, prev, sync),
+        target = match rules.wake_affine_idle {
+            WakeAffineIdle::ThisIdleOrSync => wake_affine_idle_4_15(env, this, prev, sync),
+            WakeAffineIdle::AlsoIdlePrev => wake_affine_idle_6_5(env, this, prev, sync),
         };
         if let Some(t) = target {
             placed.step(Counter::WakeAffine {
@@ -146,14 +146,22 @@ fn wake_affine(
         }
     }
     if f.has(Feature::WaWeight) && target.is_none() {
-        let loads = match era {
-            Era::V4_15 => weight_loads_4_15(env, this, prev, wake_idx),
-            _ => weight_loads_6_5(env, this, prev),
+        let loads = match rules.weight_loads {
+            WeightLoads::CpuLoadHistory => weight_loads_4_15(env, this, prev, wake_idx),
+            WeightLoads::QueuePelt => weight_loads_6_5(env, this, prev),
         };
         let current = waker.map_or(0, |w| env.entity(w).pelt.load_avg);
         let task = env.entity(p).pelt.load_avg;
         let bias = f.has(Feature::WaBias);
-        let picks_this = wake_affine_weight(era, loads, current, task, imbalance_pct, bias, sync);
+        let picks_this = wake_affine_weight(
+            rules.weight_tie,
+            loads,
+            current,
+            task,
+            imbalance_pct,
+            bias,
+            sync,
+        );
         if picks_this {
             target = Some(this);
             placed.step(Counter::WakeAffine {
@@ -231,7 +239,7 @@ fn weight_loads_6_5(env: &impl SchedEnv, this: usize, prev: usize) -> (u64, u64)
 /// are SCHED_CAPACITY_SCALE. 4.15 breaks ties towards this CPU; 6.5 towards
 /// prev, except that a sync wakeup adds one to prev's side.
 pub(crate) fn wake_affine_weight(
-    era: Era,
+    tie: WeightTie,
     (this_load, prev_load): (u64, u64),
     current_load: u64,
     task_load: u64,
@@ -258,9 +266,9 @@ pub(crate) fn wake_affine_weight(
         prev_eff *= 100 + (imbalance_pct as i128 - 100) / 2;
     }
     prev_eff *= cap;
-    match era {
-        Era::V4_15 => this_eff <= prev_eff,
-        _ => {
+    match tie {
+        WeightTie::ThisCpu => this_eff <= prev_eff,
+        WeightTie::PrevUnlessSync => {
             if sync {
                 prev_eff += 1;
             }
@@ -276,9 +284,9 @@ fn select_idle_sibling(
     prev: usize,
     target: usize,
 ) {
-    let found = match env.policy().era {
-        Era::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
-        _ => select_idle_sibling_6_5(env, placed, p, prev, target),
+    let found = match env.policy().era.rules().idle_sibling {
+        IdleSibling::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
+        IdleSibling::V6_5 => select_idle_sibling_6_5(env, placed, p, prev, target),
     };
     match found {
         Some((cpu, branch)) => {
@@ -517,7 +525,7 @@ mod tests {
         // this_eff = (1024 + 512) x 100 x 1024 = 157,286,400;
         // prev_eff = (2048 - 512) x 108 x 1024 = 169,869,312 -> this CPU.
         assert!(wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (1024, 2048),
             0,
             512,
@@ -527,7 +535,7 @@ mod tests {
         ));
         // Without WA_BIAS both sides are 1536 x 1024: a tie goes to prev.
         assert!(!wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (1024, 2048),
             0,
             512,
@@ -537,7 +545,7 @@ mod tests {
         ));
         // 4.15 breaks the same tie towards this CPU.
         assert!(wake_affine_weight(
-            Era::V4_15,
+            WeightTie::ThisCpu,
             (1024, 2048),
             0,
             512,
@@ -551,7 +559,7 @@ mod tests {
     fn wake_affine_weight_sync_cases() {
         // Sync: the waker's load (1500) exceeds this CPU's (1024): pick this at once.
         assert!(wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (1024, 0),
             1500,
             512,
@@ -562,7 +570,7 @@ mod tests {
         // Sync: this = 2048 - waker 1024 = 1024, + task 512 = 1536 -> x100 x1024
         // = 157,286,400; prev = (1536 - 512) x 108 x 1024 = 113,246,208 (+1): prev.
         assert!(!wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (2048, 1536),
             1024,
             512,
@@ -572,7 +580,7 @@ mod tests {
         ));
         // Without bias and with sync, a tie (1536 vs 1536) goes to this thanks to the +1.
         assert!(wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (2048, 2048),
             1024,
             512,
@@ -582,7 +590,7 @@ mod tests {
         ));
         // ... and without sync, the same loads tie to prev.
         assert!(!wake_affine_weight(
-            Era::V6_5,
+            WeightTie::PrevUnlessSync,
             (1024, 2048),
             0,
             512,

@@ -10,7 +10,7 @@ use super::{legacy, Placement};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
-use crate::policy::{Era, SdFlag};
+use crate::policy::{GroupCompare, SdFlag};
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::SchedEnv;
@@ -98,9 +98,9 @@ fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) 
 }
 
 fn find_idlest_group(env: &impl SchedEnv, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
-    match env.policy().era {
-        Era::V6_5 => find_idlest_group_classified(env, sd, p, this),
-        _ => find_idlest_group_by_load(env, sd, p, this),
+    match env.policy().era.rules().group_compare {
+        GroupCompare::Classified => find_idlest_group_classified(env, sd, p, this),
+        GroupCompare::ByLoad => find_idlest_group_by_load(env, sd, p, this),
     }
 }
 
