@@ -158,13 +158,7 @@ const TRACE_OFFSET_NS: u64 = 1_000_000;
 const TRACE_LEN_NS: u64 = 200_000;
 const TRACE_MAX_EVENTS: usize = 4_000;
 
-/// splitmix64 of (seed, repeat): repeat i's seed.
-pub fn repeat_seed(seed: u64, repeat: u32) -> u64 {
-    let mut z = seed ^ (repeat as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+pub use crate::seed::repeat_seed;
 
 impl Experiment {
     /// Parses an experiment from JSON; errors carry line and column.

@@ -37,6 +37,7 @@ pub mod policy;
 pub mod presets;
 pub mod report;
 pub mod sched;
+pub mod seed;
 pub mod topology;
 pub mod trace_export;
 pub mod workload;

@@ -14,7 +14,7 @@ use std::path::Path;
 fn layer_of(module: &str) -> usize {
     match module {
         "error" | "limits" | "cpuset" | "topology" | "policy" | "domains" | "knobs"
-        | "counters" | "calibration" | "workload::program" => 0,
+        | "counters" | "calibration" | "seed" | "workload::program" => 0,
         "sched" => 1,
         "engine" | "cost" => 2,
         "workload::bench" => 3,

@@ -7,7 +7,7 @@ use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
 use crate::sched::cfs::CfsRq;
-use crate::sched::load::CpuLoad;
+use crate::sched::load::{update_avg, CpuLoad};
 
 /// What a CPU's time is being counted as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,8 +339,7 @@ impl Sim {
         }
         // avg_idle: a 1/8-weight moving average of idle periods, as the kernel keeps.
         let period = now - c.idle_since;
-        c.avg_idle_ns =
-            ((c.avg_idle_ns as i64) + (period as i64 - c.avg_idle_ns as i64) / 8) as u64;
+        update_avg(&mut c.avg_idle_ns, period);
         c.last_idle_ns = Some(period);
         c.state = CpuState::ExitingIdle;
         c.account(now, Some(Acct::Overhead));

@@ -11,8 +11,10 @@ use crate::error::Result;
 use crate::limits;
 use crate::policy::Feature;
 use crate::sched::cfs::{weight_of_nice, Entity};
+use crate::sched::load::update_avg;
 use crate::sched::wakeup::{self, WakeKind};
 use crate::sched::TaskSched;
+use crate::seed::splitmix64;
 use crate::workload::program::{ChannelKind, ChannelSpec, Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
@@ -126,14 +128,6 @@ impl Channel {
     }
 }
 
-/// splitmix64: decorrelates per-task stream seeds.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-    z ^ (z >> 31)
-}
-
 impl Sim {
     /// Creates a task from template `tpl`: an initial task (parent None) or
     /// a fork child of `parent`, placed by the fork path and made runnable.
@@ -162,7 +156,7 @@ impl Sim {
             compute_left: 0,
             in_syscall: false,
             timer_gen: 0,
-            rng: Pcg32::new(mix(self.seed ^ mix(id as u64)), id as u64),
+            rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
             last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
             sched: TaskSched {
@@ -426,9 +420,7 @@ impl Sim {
         if let Some(at) = self.tasks[task].sched.last_wakeup_exec.take() {
             let sample = self.ents[task].sum_exec_ns - at;
             let t = &mut self.tasks[task];
-            t.sched.avg_overlap_ns = (t.sched.avg_overlap_ns as i64
-                + (sample as i64 - t.sched.avg_overlap_ns as i64) / 8)
-                as u64;
+            update_avg(&mut t.sched.avg_overlap_ns, sample);
         }
         self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
         self.tasks[task].state = TaskState::Blocked(wait);

@@ -12,7 +12,7 @@ use crate::policy::{BalanceLoad, Era, GroupCompare, MaxPull, SdFlag};
 use crate::sched::groups::{group_stats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
-use crate::sched::{instant_load, SchedEnv};
+use crate::sched::{instant_load, ran_recently, SchedEnv};
 
 /// What to move (6.5's migration types; load for the older eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -493,7 +493,7 @@ fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize) -> bool {
     {
         return true;
     }
-    env.now().saturating_sub(env.entity(t).exec_start_ns) < env.policy().tunables.migration_cost_ns
+    ran_recently(env, t)
 }
 
 #[cfg(test)]

@@ -8,6 +8,12 @@
 pub const LOAD_AVG_MAX: u64 = 47742;
 /// PELT periods for the contribution to halve.
 const LOAD_AVG_PERIOD: u64 = 32;
+/// The kernel's update_avg(): a 1/8-weight moving average, as avg_idle,
+/// avg_overlap and avg_scan_cost are kept.
+pub fn update_avg(avg: &mut u64, sample: u64) {
+    *avg = (*avg as i64 + (sample as i64 - *avg as i64) / 8) as u64;
+}
+
 /// y^n x (2^32 - 1) for n in 0..32, generated as the kernel's sched-pelt.c does.
 const Y_INV: [u64; 32] = [
     0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,

@@ -156,6 +156,13 @@ pub fn instant_load(env: &impl SchedEnv, cpu: usize) -> u64 {
     }
 }
 
+/// task_hot()'s clock test: the task ran within migration_cost, so its
+/// cache is likely still warm where it ran.
+pub fn ran_recently(env: &impl SchedEnv, task: usize) -> bool {
+    env.now().saturating_sub(env.entity(task).exec_start_ns)
+        < env.policy().tunables.migration_cost_ns
+}
+
 /// Whether two CPUs share a last-level cache.
 pub fn shares_cache(env: &impl SchedEnv, a: usize, b: usize) -> bool {
     let cpus = &env.topology().cpus;

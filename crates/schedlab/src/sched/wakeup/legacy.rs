@@ -6,7 +6,7 @@
 use super::Placement;
 use crate::counters::{Affine, Counter, Reason};
 use crate::policy::{Feature, SdFlag, SdFlags};
-use crate::sched::{instant_load, SchedEnv};
+use crate::sched::{instant_load, ran_recently, SchedEnv};
 
 /// weighted_cpuload: the queue's instantaneous weight.
 fn weighted_cpuload(env: &impl SchedEnv, cpu: usize) -> u64 {
@@ -135,11 +135,6 @@ fn wake_affine(
     balanced || (tl <= load && tl + target_load(env, prev, sd.wake_idx) as i64 <= tl_per_task)
 }
 
-/// A task is cache-hot if it ran within migration_cost.
-pub(crate) fn task_hot(env: &impl SchedEnv, p: usize) -> bool {
-    env.now().saturating_sub(env.entity(p).exec_start_ns) < env.policy().tunables.migration_cost_ns
-}
-
 /// wake_idle: keep `cpu` if idle or already busy with more than one task;
 /// else look for an idle CPU in domains with SD_WAKE_IDLE (or
 /// SD_WAKE_IDLE_FAR for a cache-cold task), stopping at the first without.
@@ -149,7 +144,8 @@ fn wake_idle(env: &impl SchedEnv, p: usize, cpu: usize, mut placed: Placement) -
     }
     let allowed = *env.allowed(p);
     for d in env.domains().of(cpu) {
-        let searches = d.has(SdFlag::WakeIdle) || (d.has(SdFlag::WakeIdleFar) && !task_hot(env, p));
+        let searches =
+            d.has(SdFlag::WakeIdle) || (d.has(SdFlag::WakeIdleFar) && !ran_recently(env, p));
         if !searches {
             break;
         }

@@ -6,7 +6,7 @@
 use super::{slow, Placement};
 use crate::counters::{Affine, Counter, Reason, Sis};
 use crate::policy::{Feature, IdleSibling, SdFlag, WakeAffineIdle, WeightLoads, WeightTie};
-use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::load::{update_avg, SCHED_CAPACITY_SCALE};
 use crate::sched::{shares_cache, SchedEnv};
 
 /// Flips of a waker's wakee halve at most once a second.
@@ -483,7 +483,7 @@ fn scan_idle_cpu(
     let llc = env.topology().cpus[target].llc;
     let time = env.scan_ns(scanned);
     let cost = &mut env.state_mut().llc_avg_scan_cost_ns[llc];
-    *cost = (*cost as i64 + (time as i64 - *cost as i64) / 8) as u64;
+    update_avg(cost, time);
     found
 }
 
