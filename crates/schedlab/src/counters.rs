@@ -257,6 +257,23 @@ pub enum Counter {
     NewIdlePulled,
 }
 
+impl Counter {
+    /// The counters without a level or an outcome.
+    pub const FIXED: [Counter; 11] = [
+        Counter::TtwuLocal,
+        Counter::TtwuRemote,
+        Counter::TtwuSync,
+        Counter::IpiSent,
+        Counter::Switches,
+        Counter::Forks,
+        Counter::WakeupOneToMany,
+        Counter::WakeWide,
+        Counter::SelectSlow,
+        Counter::NewIdleSkipped,
+        Counter::NewIdlePulled,
+    ];
+}
+
 /// Prefix of the per-C-state idle entry counters.
 pub const IDLE_ENTER_PREFIX: &str = "idle.enter.";
 
@@ -306,20 +323,7 @@ impl FromStr for Counter {
 
     /// Reads a counter's printed name back (the inverse of `Display`).
     fn from_str(s: &str) -> Result<Counter, String> {
-        let fixed = [
-            Counter::TtwuLocal,
-            Counter::TtwuRemote,
-            Counter::TtwuSync,
-            Counter::IpiSent,
-            Counter::Switches,
-            Counter::Forks,
-            Counter::WakeupOneToMany,
-            Counter::WakeWide,
-            Counter::SelectSlow,
-            Counter::NewIdleSkipped,
-            Counter::NewIdlePulled,
-        ];
-        if let Some(c) = fixed.into_iter().find(|c| c.to_string() == s) {
+        if let Some(c) = Counter::FIXED.into_iter().find(|c| c.to_string() == s) {
             return Ok(c);
         }
         let parts: Vec<&str> = s.split('.').collect();
@@ -474,19 +478,7 @@ mod tests {
 
     /// Every counter the types can express, at every level.
     pub(crate) fn every_counter() -> Vec<Counter> {
-        let mut all = vec![
-            Counter::TtwuLocal,
-            Counter::TtwuRemote,
-            Counter::TtwuSync,
-            Counter::IpiSent,
-            Counter::Switches,
-            Counter::Forks,
-            Counter::WakeupOneToMany,
-            Counter::WakeWide,
-            Counter::SelectSlow,
-            Counter::NewIdleSkipped,
-            Counter::NewIdlePulled,
-        ];
+        let mut all = Counter::FIXED.to_vec();
         all.extend(Distance::ALL.map(Counter::TtwuRemoteAt));
         all.extend(Sis::ALL.map(Counter::Sis));
         for &level in LEVELS {
