@@ -10,8 +10,6 @@ pub fn replays(source: &str) -> String {
     let first = source.split(';').next().unwrap_or("").trim();
     if first.is_empty() {
         "a what-if on today's kernel".to_string()
-    } else if first.starts_with("shared/") {
-        "a measured reference point".to_string()
     } else {
         first.to_string()
     }
@@ -70,9 +68,7 @@ mod tests {
             assert!(!r.is_empty() && !r.contains("shared/"), "{name}: {r}");
         }
         assert_eq!(
-            replays(
-                "sched: re-tune balancing (Linux 2.6.28-rc3, 2008); shared/reference/seeds.md (A)"
-            ),
+            replays("sched: re-tune balancing (Linux 2.6.28-rc3, 2008)"),
             "sched: re-tune balancing (Linux 2.6.28-rc3, 2008)"
         );
     }

@@ -84,7 +84,7 @@ pub struct CState {
 }
 
 /// The hardware costs that belong to a machine. Every figure is a tunable;
-/// defaults come from shared/reference/kernel-sched.md, section 7.
+/// the defaults and their sources are in docs/costs.md.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HwCosts {

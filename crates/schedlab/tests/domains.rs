@@ -1,6 +1,7 @@
 //! Domain hierarchies of every era on the two seed machines, held against the
-//! reference tables (shared/reference/kernel-sched.md, section 1, and the
-//! 4.15 sd_init). The expected values are written out here by hand.
+//! kernels' templates (2.6.27/2.6.28 include/linux/topology.h and
+//! arch/x86/include/asm/topology.h; v4.15 and v6.5 sd_init() in
+//! kernel/sched/topology.c). The expected values are written out here by hand.
 
 use schedlab::domains::Domains;
 use schedlab::policy::{Era, PolicySpec};

@@ -1,5 +1,5 @@
 //! The first replays, by mechanism: the re-tune commit's pipe-test on the
-//! 16-CPU 2008 box, and the 2-vCPU guest of shared/reference/seeds.md.
+//! 16-CPU 2008 box, and the measured 2-vCPU guest (docs/fidelity.md).
 
 use schedlab::counters::Reason;
 use schedlab::engine::{RunOutput, Sim, SimConfig};
@@ -65,7 +65,7 @@ fn retune_commit_pipe_test_is_faster_with_the_2_6_28_flags() {
 
 #[test]
 fn kvm_guest_pinning_matches_the_measured_direction() {
-    // seeds.md: 2-vCPU guest, pinned to one CPU 8.6-8.9 us/loop, to two CPUs
+    // docs/fidelity.md: 2-vCPU guest, pinned to one CPU 8.6-8.9 us/loop, to two CPUs
     // 14.6-16.6, unpinned 15.8-16.4 (the scheduler keeps them apart).
     let loops = 20_000;
     let one = steady_usecs_per_loop(&run(

@@ -1,5 +1,6 @@
 //! Benchmark generators. Each follows the real tool's process structure and
-//! wakeup pattern (shared/reference/kernel-sched.md, section 6), takes the
+//! wakeup pattern (lmbench's lat_ctx.c, perf's bench/sched-pipe.c and
+//! sched-messaging.c, dbench's tbench_srv.c, netperf, sysbench), takes the
 //! tool's parameter names and defaults, builds a [`WorkloadSpec`], and reads
 //! what the tool would print from the run's timing points and traffic.
 
