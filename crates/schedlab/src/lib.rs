@@ -4,21 +4,19 @@
 //! `schedlab` CLI) and in the browser (compiled to wasm32). Everything here is
 //! deterministic: integer time, integer scheduler arithmetic, ordered maps.
 //!
-//! Module map (see docs/ARCHITECTURE.md for the invariants):
-//! - [`limits`]: the one table of size limits every input is checked against.
-//! - [`cpuset`]: a fixed-size CPU bitmask.
-//! - [`topology`]: machines (nodes, packages, LLCs, cores, threads, costs),
-//!   presets and `lscpu -p` import; [`calibration`]: how a measured
-//!   machine's costs were obtained.
-//! - [`policy`]: kernel policy as data: eras, SD flags, features, tunables.
-//! - [`domains`]: the sched-domain hierarchy a policy builds on a machine.
-//! - [`knobs`]: every knob of a policy on a machine, with its era default.
-//! - [`cfs`]: per-CPU CFS run queues; [`load`]: PELT and cpu_load[].
-//! - [`cost`]: the hardware cost model.
-//! - [`workload`]: the task-behaviour language.
-//! - [`engine`]: the discrete-event simulation that runs it all.
-//! - [`explain`]: sentences on the largest difference between variants.
-//! - [`trace_export`]: a run's traced window as Chrome trace-event JSON.
+//! Module map, by layer (a module uses its own layer and those below;
+//! `tests/layers.rs` enforces it; docs/ARCHITECTURE.md has the invariants):
+//! - model: [`limits`], [`cpuset`], [`topology`] (machines, presets,
+//!   `lscpu -p` import), [`calibration`], [`policy`] (eras and their
+//!   [`policy::EraRules`], SD flags, features, tunables), [`domains`],
+//!   [`knobs`], [`counters`] (counters and trace reasons as types), [`seed`],
+//!   [`workload::program`] (the task language).
+//! - scheduler: [`sched`] (run queues, PELT, wakeup placement, balancing),
+//!   acting on the machine only through [`sched::SchedEnv`].
+//! - engine: [`engine`] (the discrete-event simulation), [`cost`].
+//! - workloads: [`workload::bench`].
+//! - experiments: [`experiment`], [`presets`].
+//! - outputs: [`codec`], [`report`], [`explain`], [`trace_export`], [`fidelity`].
 
 pub mod calibration;
 pub mod codec;
