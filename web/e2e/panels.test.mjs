@@ -144,6 +144,32 @@ test('an lscpu -p import runs (Ctrl+Enter), its JSON downloads, and a broken one
   await page.close();
 });
 
+test('a machine from schedlab calibrate is pasted, or loaded from its file, and runs', async () => {
+  const fixture = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'calibrated-machine.json');
+  const json = await readFile(fixture, 'utf8');
+  const cpus = JSON.parse(json).layout.cpus.length;
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'kvm-pipe-test-pinning');
+  await page.click('details.lscpu summary');
+  await page.fill('#lscpu-text', json);
+  await page.click('#lscpu-import');
+  assert.equal(await page.$('details.lscpu .field-error'), null);
+  assert.match(await page.textContent('#machine-summary'), new RegExp(`^${cpus} CPUs`));
+  const results = await runToEnd(page);
+  assert.ok(results.rows[0].values.pinned > 0);
+  // The same machine from its file, after a preset replaced it.
+  await page.selectOption('#preset', 'retune-lat-ctx');
+  await page.click('details.lscpu summary');
+  await page.setInputFiles('#machine-file', fixture);
+  await page.waitForFunction((n) => document.querySelector('#machine-summary')?.textContent.startsWith(`${n} CPUs`), cpus);
+  // A machine JSON with a mistake is refused at the field.
+  await page.fill('#lscpu-text', json.replace('"cpus"', '"cpu_list"'));
+  await page.click('#lscpu-import');
+  assert.ok(await page.$('details.lscpu .field-error'), 'a broken machine file is refused at the field');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a refused value of each kind of field is shown at that field, and only there', async () => {
   const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'retune-lat-ctx');
