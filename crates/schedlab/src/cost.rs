@@ -62,6 +62,27 @@ impl CostModel {
         self.costs.wakeup_ns
     }
 
+    /// A load_balance's time on the balancing CPU: a cache miss for each
+    /// CPU whose run-queue statistics it reads (at that CPU's distance), for
+    /// each task it examines on the busiest queue, and two for taking the
+    /// pair of run-queue locks (the lines bounce to this CPU); each task
+    /// moved costs what a wakeup's enqueue and preemption check cost.
+    pub fn balance(&self, work: &crate::sched::balance::LbWork) -> u64 {
+        let distances = [
+            CpuDistance::Same,
+            CpuDistance::SmtSibling,
+            CpuDistance::SameLlc,
+            CpuDistance::OtherLlc,
+            CpuDistance::OtherNode,
+        ];
+        let reads: u64 = distances
+            .iter()
+            .map(|&d| work.visited[d as usize] as u64 * self.miss(d))
+            .sum();
+        let busiest = work.locked.map_or(0, |d| self.miss(d));
+        reads + 2 * busiest + work.examined as u64 * busiest + work.moved as u64 * self.wakeup()
+    }
+
     /// From sending an IPI to the handler running on the target.
     pub fn ipi_latency(&self) -> u64 {
         self.costs.ipi_ns + self.costs.virt_ipi_extra_ns

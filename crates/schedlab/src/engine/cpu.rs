@@ -7,7 +7,8 @@ use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
 use crate::sched::cfs::CfsRq;
-use crate::sched::load::{update_avg, CpuLoad};
+use crate::sched::load::CpuLoad;
+use crate::sched::update_avg_idle;
 
 /// What a CPU's time is being counted as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,7 +340,7 @@ impl Sim {
         }
         // avg_idle: a 1/8-weight moving average of idle periods, as the kernel keeps.
         let period = now - c.idle_since;
-        update_avg(&mut c.avg_idle_ns, period);
+        update_avg_idle(&self.policy, &self.sched, cpu, &mut c.avg_idle_ns, period);
         c.last_idle_ns = Some(period);
         c.state = CpuState::ExitingIdle;
         c.account(now, Some(Acct::Overhead));

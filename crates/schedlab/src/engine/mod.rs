@@ -181,7 +181,7 @@ impl Sim {
         let mut counters = Counters::default();
         let ids = CounterIds::new(&mut counters, &topo);
         let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
-        let sched = SchedState::new(&topo, &domains, 0);
+        let sched = SchedState::new(&topo, &domains, &cfg.policy, 0);
         let mut sim = Sim {
             now: 0,
             queue: EventQueue::default(),

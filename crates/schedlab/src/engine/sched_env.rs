@@ -6,6 +6,7 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::policy::KernelPolicy;
+use crate::sched::balance::LbWork;
 use crate::sched::cfs::{CfsRq, Entity};
 use crate::sched::load::CpuLoad;
 use crate::sched::{IdleState, SchedEnv, SchedState, TaskSched};
@@ -69,6 +70,9 @@ impl SchedEnv for Sim {
     }
     fn scan_ns(&self, cpus: u64) -> u64 {
         cpus * self.cost.costs().scan_ns_per_cpu
+    }
+    fn balance_ns(&self, work: &LbWork) -> u64 {
+        self.cost.balance(work)
     }
     fn count(&mut self, counter: Counter) {
         self.counters.count(counter);

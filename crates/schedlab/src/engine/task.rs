@@ -13,7 +13,7 @@ use crate::policy::Feature;
 use crate::sched::cfs::{weight_of_nice, Entity};
 use crate::sched::load::update_avg;
 use crate::sched::wakeup::{self, WakeKind};
-use crate::sched::TaskSched;
+use crate::sched::{note_nr_running, TaskSched};
 use crate::seed::splitmix64;
 use crate::workload::program::{ChannelKind, ChannelSpec, Insn, Time};
 use rand_core::RngCore;
@@ -193,6 +193,7 @@ impl Sim {
         let rq = &self.cpus[cpu].rq;
         rq.place_entity(&mut self.ents[id], true, era, &f, &tun);
         self.cpus[cpu].rq.enqueue(id, &self.ents);
+        note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
         self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu);
         Ok(id)
@@ -370,8 +371,11 @@ impl Sim {
                     ch.stats.bytes_written += bytes;
                 }
                 ch.last_writer_cpu = Some(cpu);
+                let sync = ch
+                    .kind
+                    .sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
                 let waiters = std::mem::take(&mut ch.readers);
-                self.wake_all(cpu, waiters, true);
+                self.wake_all(cpu, waiters, sync);
             }
             Pending::Drained { chan } => {
                 let sync = self.chans[chan].kind.sync_writer_wakeup();
@@ -558,6 +562,7 @@ impl Sim {
         let rq = &self.cpus[cpu].rq;
         rq.place_entity(&mut self.ents[task], false, era, &f, &tun);
         self.cpus[cpu].rq.enqueue(task, &self.ents);
+        note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
     }
 
@@ -589,6 +594,7 @@ impl Sim {
         self.cpus[from].rq.dequeue(task, &self.ents);
         self.move_accounting(task, from, to);
         self.cpus[to].rq.enqueue(task, &self.ents);
+        note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(to);
         self.trace_event(TraceEvent::Migrate {
             t: self.now,

@@ -119,6 +119,30 @@ pub enum BalanceLoad {
     Pelt,
 }
 
+/// When a CPU about to idle skips new-idle balancing, and when it stops
+/// walking up the domains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewidleGate {
+    /// 2.6.2x idle_balance(): every level with SD_BALANCE_NEWIDLE, always.
+    Ungated,
+    /// v4.15 idle_balance(): skip while avg_idle < migration_cost or the
+    /// root domain is not overloaded; stop at the level where avg_idle <
+    /// the cost so far + that level's max_newidle_lb_cost (which only grows
+    /// there, and decays by 253/256 a second in rebalance_domains).
+    MigrationCostOrOverload,
+    /// v6.5 newidle_balance(): skip while the root domain is not overloaded
+    /// or avg_idle < the lowest level's max_newidle_lb_cost; the same
+    /// per-level stop; update_newidle_cost() also decays it there.
+    NewidleCostOrOverload,
+}
+
+impl NewidleGate {
+    /// Whether new-idle balancing is gated by cost and overload at all.
+    pub fn gated(self) -> bool {
+        self != NewidleGate::Ungated
+    }
+}
+
 /// How much find_busiest_group() lets one balance pull (by-load eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaxPull {
@@ -176,9 +200,7 @@ pub struct EraRules {
     /// find_busiest_group: a child domain's SD_PREFER_SIBLING makes a group
     /// running two more tasks than a local group with room busiest (4.15).
     pub prefer_sibling_busiest: bool,
-    /// idle_balance() is skipped while this CPU's avg_idle is below
-    /// migration_cost (2.6.35+).
-    pub newidle_needs_avg_idle: bool,
+    pub newidle_gate: NewidleGate,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
     pub full_sleeper_credit: bool,
@@ -189,6 +211,12 @@ pub struct EraRules {
     /// ttwu_queue_cond(): a wakeup is also queued to an idle CPU in the
     /// waker's LLC (v6.5), not only across LLCs.
     pub ttwu_queue_to_idle: bool,
+    /// tcp_recvmsg() installs a blocked reader as the prequeue's task, and
+    /// tcp_prequeue() wakes it with a plain (not sync) wake_up_interruptible
+    /// from the sender's softirq (2.6.2x, net/ipv4/tcp.c, include/net/tcp.h).
+    /// The prequeue is gone in 4.14: later TCP readers are woken through
+    /// sock_def_readable, sync, like pipes, unix sockets and UDP.
+    pub tcp_prequeue: bool,
     /// The sysctl scaling of latency tunables: 1 + ilog2(ncpus) (2.6.2x, no
     /// cap) or 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG, later).
     pub tunables_scale_capped: bool,
@@ -215,11 +243,12 @@ const V2_6_27: EraRules = EraRules {
     sd_busy_factor: 0,
     sd_imbalance_pct: 0,
     prefer_sibling_busiest: false,
-    newidle_needs_avg_idle: false,
+    newidle_gate: NewidleGate::Ungated,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     wakeup_buddies: WakeupBuddies::Always,
     ttwu_queue_to_idle: false,
+    tcp_prequeue: true,
     tunables_scale_capped: false,
 };
 
@@ -246,11 +275,12 @@ const V4_15: EraRules = EraRules {
     sd_busy_factor: 32,
     sd_imbalance_pct: 125,
     prefer_sibling_busiest: true,
-    newidle_needs_avg_idle: true,
+    newidle_gate: NewidleGate::MigrationCostOrOverload,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
     ttwu_queue_to_idle: false,
+    tcp_prequeue: false,
     tunables_scale_capped: true,
 };
 
@@ -267,6 +297,7 @@ const V6_5: EraRules = EraRules {
     sd_busy_factor: 16,
     sd_imbalance_pct: 117,
     prefer_sibling_busiest: false,
+    newidle_gate: NewidleGate::NewidleCostOrOverload,
     ttwu_queue_to_idle: true,
     ..V4_15
 };

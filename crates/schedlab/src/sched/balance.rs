@@ -8,11 +8,13 @@
 
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
-use crate::policy::{BalanceLoad, Era, GroupCompare, MaxPull, SdFlag};
+use crate::cpuset::CpuSet;
+use crate::policy::{BalanceLoad, Era, GroupCompare, MaxPull, NewidleGate, SdFlag};
 use crate::sched::groups::{group_stats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
 use crate::sched::{instant_load, ran_recently, SchedEnv};
+use crate::topology::{CpuDistance, Topology};
 
 /// What to move (6.5's migration types; load for the older eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +22,27 @@ enum Migrate {
     Load,
     Util,
     Task,
+}
+
+/// What one load_balance did, for pricing its time (`SchedEnv::balance_ns`):
+/// the CPUs whose run-queue statistics it read, by distance from the
+/// balancing CPU (`CpuDistance as usize`), the run-queue lock pair it took
+/// and how far away, and the tasks it examined and moved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LbWork {
+    pub visited: [u32; 5],
+    /// The busiest CPU's distance, when its queue was locked.
+    pub locked: Option<CpuDistance>,
+    pub examined: u32,
+    pub moved: u32,
+}
+
+impl LbWork {
+    fn visit(&mut self, topo: &Topology, this: usize, cpus: &CpuSet) {
+        for c in cpus.iter() {
+            self.visited[topo.distance(this, c) as usize] += 1;
+        }
+    }
 }
 
 /// The outcome of find_busiest_group: which group, how much to move.
@@ -40,6 +63,7 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
     let tick_ms = (env.policy().tunables.tick_ns() / 1_000_000).max(1);
     let max_ms = (env.policy().tunables.hz * env.topology().ncpus() as u64 / 10).max(1) * tick_ms;
     let levels = env.domains().of(cpu).len();
+    decay_newidle_costs(env, cpu);
     for level in 0..levels {
         let d = env.domains().of(cpu).nth(level).expect("level exists");
         if needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance) {
@@ -60,10 +84,37 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
         if !should_we_balance(env, cpu, level) {
             continue;
         }
-        if load_balance(env, cpu, level, idle) > 0 {
+        if load_balance(env, cpu, level, idle, &mut LbWork::default()) > 0 {
             // Having pulled, this CPU is busy for the levels above.
             idle = IdleType::Busy;
         }
+    }
+}
+
+/// A second without a costlier new-idle balance decays max_newidle_lb_cost.
+const NEWIDLE_COST_DECAY_NS: u64 = 1_000_000_000;
+
+/// rebalance_domains()'s decay of each level's max_newidle_lb_cost (by
+/// 253/256 once a second; v4.15, and update_newidle_cost(sd, 0) in v6.5),
+/// and then max_idle_balance_cost = max(migration_cost, their sum).
+fn decay_newidle_costs(env: &mut impl SchedEnv, cpu: usize) {
+    if !env.policy().era.rules().newidle_gate.gated() {
+        return;
+    }
+    let now = env.now();
+    let migration_cost = env.policy().tunables.migration_cost_ns;
+    let state = env.state_mut();
+    let mut decayed = false;
+    for st in &mut state.lb[cpu] {
+        if now > st.last_decay_ns + NEWIDLE_COST_DECAY_NS {
+            st.max_newidle_lb_cost_ns = st.max_newidle_lb_cost_ns * 253 / 256;
+            st.last_decay_ns = now;
+            decayed = true;
+        }
+    }
+    if decayed {
+        let sum: u64 = state.lb[cpu].iter().map(|s| s.max_newidle_lb_cost_ns).sum();
+        state.max_idle_balance_cost_ns[cpu] = sum.max(migration_cost);
     }
 }
 
@@ -87,36 +138,114 @@ fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
 
 /// New-idle balance: `cpu` is about to go idle. Walks levels with
 /// SD_BALANCE_NEWIDLE bottom-up and stops at the first pull. 2.6.2x has no
-/// gate; later eras skip it when this CPU's average idle is shorter than
-/// migration_cost. Returns whether a task was pulled.
+/// gate (idle_balance, v2.6.28); 4.15 and 6.5 skip it as `NewidleGate`
+/// says, stop where the cost so far plus a level's max_newidle_lb_cost
+/// exceeds avg_idle, and keep each level's costliest balance (idle_balance,
+/// v4.15; newidle_balance and update_newidle_cost, v6.5). Returns whether a
+/// task was pulled.
 pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
-    if env.policy().era.rules().newidle_needs_avg_idle
-        && env.avg_idle_ns(cpu) < env.policy().tunables.migration_cost_ns
-    {
+    let gate = env.policy().era.rules().newidle_gate;
+    let avg_idle = env.avg_idle_ns(cpu);
+    let overload = env.state().overload;
+    let skip = match gate {
+        NewidleGate::Ungated => false,
+        NewidleGate::MigrationCostOrOverload => {
+            avg_idle < env.policy().tunables.migration_cost_ns || !overload
+        }
+        NewidleGate::NewidleCostOrOverload => {
+            let lowest = env.state().lb[cpu]
+                .first()
+                .map_or(0, |s| s.max_newidle_lb_cost_ns);
+            !overload || avg_idle < lowest
+        }
+    };
+    if skip {
         env.count(Counter::NewIdleSkipped);
         return false;
     }
     let levels = env.domains().of(cpu).len();
+    let mut curr_cost = 0;
+    let mut pulled = false;
     for level in 0..levels {
         let d = env.domains().of(cpu).nth(level).expect("level exists");
-        if !d.has(SdFlag::BalanceNewidle)
-            || (needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance))
-        {
+        let (newidle, load_balance_flag) =
+            (d.has(SdFlag::BalanceNewidle), d.has(SdFlag::LoadBalance));
+        if needs_load_balance_flag(env.policy().era) && !load_balance_flag {
             continue;
         }
-        if load_balance(env, cpu, level, IdleType::NewIdle) > 0 {
+        if gate.gated() && avg_idle < curr_cost + env.state().lb[cpu][level].max_newidle_lb_cost_ns
+        {
+            break;
+        }
+        if !newidle {
+            continue;
+        }
+        let mut work = LbWork::default();
+        pulled = load_balance(env, cpu, level, IdleType::NewIdle, &mut work) > 0;
+        if gate.gated() {
+            let cost = env.balance_ns(&work);
+            update_newidle_cost(env, cpu, level, cost, gate);
+            curr_cost += cost;
+        }
+        if pulled {
             env.count(Counter::NewIdlePulled);
-            return true;
+            break;
         }
     }
-    false
+    if gate.gated() {
+        let max = &mut env.state_mut().max_idle_balance_cost_ns[cpu];
+        *max = (*max).max(curr_cost);
+    }
+    pulled
+}
+
+/// A new-idle balance at `level` cost `cost`: it becomes the level's
+/// max_newidle_lb_cost if larger; v6.5 (update_newidle_cost) also decays a
+/// larger maximum here once a second.
+fn update_newidle_cost(
+    env: &mut impl SchedEnv,
+    cpu: usize,
+    level: usize,
+    cost: u64,
+    gate: NewidleGate,
+) {
+    let now = env.now();
+    let st = &mut env.state_mut().lb[cpu][level];
+    if cost > st.max_newidle_lb_cost_ns {
+        st.max_newidle_lb_cost_ns = cost;
+        if gate == NewidleGate::NewidleCostOrOverload {
+            st.last_decay_ns = now;
+        }
+    } else if gate == NewidleGate::NewidleCostOrOverload
+        && now > st.last_decay_ns + NEWIDLE_COST_DECAY_NS
+    {
+        st.max_newidle_lb_cost_ns = st.max_newidle_lb_cost_ns * 253 / 256;
+        st.last_decay_ns = now;
+    }
 }
 
 /// One load_balance at `level` of `this`: find the busiest group and queue,
-/// move tasks, fall back to active balance. Returns the tasks moved.
-fn load_balance(env: &mut impl SchedEnv, this: usize, level: usize, idle: IdleType) -> usize {
+/// move tasks, fall back to active balance. Returns the tasks moved; adds
+/// what it read, locked and moved to `work`.
+fn load_balance(
+    env: &mut impl SchedEnv,
+    this: usize,
+    level: usize,
+    idle: IdleType,
+    work: &mut LbWork,
+) -> usize {
+    let levels = env.domains().of(this).len();
     let d = env.domains().of(this).nth(level).expect("level exists");
     let name = d.level;
+    // update_sd_lb_stats reads every CPU of the domain; at the top level it
+    // rewrites the root domain's overload flag.
+    let span = d.span;
+    work.visit(env.topology(), this, &span);
+    if level + 1 == levels {
+        let overload = span.iter().any(|c| env.rq(c).nr_running > 1);
+        env.state_mut().overload = overload;
+    }
+    let d = env.domains().of(this).nth(level).expect("level exists");
     let (max_interval, min_interval, cache_nice_tries) = (
         d.params.max_interval_ms as u64,
         d.params.min_interval_ms as u64,
@@ -138,12 +267,14 @@ fn load_balance(env: &mut impl SchedEnv, this: usize, level: usize, idle: IdleTy
         .nth(level)
         .expect("level exists")
         .groups[imb.group];
+    work.visit(env.topology(), this, &group);
     let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
         return 0;
     };
+    work.locked = Some(env.topology().distance(this, busiest));
     let failed = env.state().lb[this][level].nr_balance_failed;
     let hot_ok = smt || failed > cache_nice_tries;
-    let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name);
+    let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
     if moved > 0 {
         env.state_mut().lb[this][level].nr_balance_failed = 0;
         env.count(lb(name, idle, LbOutcome::Pulled));
@@ -436,6 +567,7 @@ fn find_busiest_queue(
 /// (affinity, not running, not cache-hot unless allowed), from the tail,
 /// until the imbalance is met; at most nr_migrate looked at; one for
 /// new-idle.
+#[allow(clippy::too_many_arguments)]
 fn detach_and_attach(
     env: &mut impl SchedEnv,
     busiest: usize,
@@ -444,6 +576,7 @@ fn detach_and_attach(
     idle: IdleType,
     hot_ok: bool,
     level: &'static str,
+    work: &mut LbWork,
 ) -> usize {
     let loop_max = (env.policy().tunables.nr_migrate as usize).min(env.rq(busiest).nr_running);
     let candidates: Vec<usize> = env.rq(busiest).queued().rev().take(loop_max).collect();
@@ -453,6 +586,7 @@ fn detach_and_attach(
         if left <= 0 {
             break;
         }
+        work.examined += 1;
         if !env.allowed(t).contains(this) {
             continue;
         }
@@ -474,6 +608,7 @@ fn detach_and_attach(
             level,
         });
         moved += 1;
+        work.moved += 1;
         left -= load as i64;
         if idle == IdleType::NewIdle {
             break;
@@ -563,7 +698,14 @@ mod tests {
         let mut env = TestEnv::era("desktop-8c", Era::V6_5);
         env.hogs(&[0], 3);
         let mc = level_index(&env, 1, "MC");
-        assert_eq!(load_balance(&mut env, 1, mc, IdleType::Idle), 1);
+        let mut work = LbWork::default();
+        assert_eq!(load_balance(&mut env, 1, mc, IdleType::Idle, &mut work), 1);
+        // It read all 16 CPUs (CPU 1 itself, its sibling 9, 14 in the LLC),
+        // then the busiest core {0, 8} again, locked CPU 0's queue and moved
+        // the first task it examined.
+        assert_eq!(work.visited, [1, 1, 16, 0, 0]);
+        assert_eq!(work.locked, Some(CpuDistance::SameLlc));
+        assert_eq!((work.examined, work.moved), (1, 1));
         assert_eq!(env.migrated.len(), 1);
         let (task, from, to, why) = env.migrated[0];
         // detach_tasks walks from the tail of the queue: the last hog queued.
@@ -614,5 +756,99 @@ mod tests {
         env.hogs(&[2], 3);
         env.cpu_loads[2].cpu_load = [3072; 5];
         assert!(find_busiest_group(&env, 2, mc, IdleType::Idle).is_none());
+    }
+
+    /// newidle_balance (v6.5 kernel/sched/fair.c) on the desktop: CPU 1 is
+    /// about to idle while CPU 0 runs three hogs (the root domain is
+    /// overloaded). SMT's max_newidle_lb_cost is 2 us, MC's 20 us; the test
+    /// environment prices the SMT pass (CPUs 1 and 9 read) at 200 ns.
+    fn newidle_6_5(avg_idle: u64) -> TestEnv {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 3);
+        assert!(env.state.overload, "a queue of three sets rd->overload");
+        env.avg_idle_ns[1] = avg_idle;
+        env.state.lb[1][0].max_newidle_lb_cost_ns = 2_000;
+        env.state.lb[1][1].max_newidle_lb_cost_ns = 20_000;
+        newidle_balance(&mut env, 1);
+        env
+    }
+
+    #[test]
+    fn newidle_6_5_gates_on_overload_and_each_levels_cost() {
+        // 300 us: 300 >= 2 passes the gate; SMT (0 + 2 <= 300) finds its
+        // sibling idle; MC (0.2 + 20 <= 300) pulls a hog.
+        let env = newidle_6_5(300_000);
+        assert_eq!(env.migrated.len(), 1);
+        assert!(env.counted.contains(&Counter::NewIdlePulled));
+        // The costlier MC pass did not exceed 20 us: the maximum stays.
+        assert_eq!(env.state.lb[1][1].max_newidle_lb_cost_ns, 20_000);
+        // 15 us: SMT runs (2 <= 15), MC stops the walk (0.2 + 20 > 15).
+        let env = newidle_6_5(15_000);
+        assert!(env.migrated.is_empty());
+        assert!(!env.counted.contains(&Counter::NewIdleSkipped));
+        assert!(env
+            .counted
+            .contains(&lb("SMT", IdleType::NewIdle, LbOutcome::Balanced)));
+        assert!(!env
+            .counted
+            .iter()
+            .any(|c| matches!(c, Counter::Lb { level: "MC", .. })));
+        // 1.5 us is below the lowest level's 2 us: skipped at once.
+        let env = newidle_6_5(1_500);
+        assert!(env.counted.contains(&Counter::NewIdleSkipped));
+        // Not overloaded: skipped, whatever avg_idle says.
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 1);
+        assert!(!env.state.overload);
+        assert!(!newidle_balance(&mut env, 1));
+        assert!(env.counted.contains(&Counter::NewIdleSkipped));
+    }
+
+    /// idle_balance (v4.15): the gate is avg_idle against migration_cost
+    /// (500 us), and the root domain's overload.
+    #[test]
+    fn newidle_4_15_gates_on_migration_cost_and_overload() {
+        let mut env = TestEnv::era("desktop-8c", Era::V4_15);
+        env.hogs(&[0], 3);
+        env.avg_idle_ns[1] = 300_000;
+        assert!(!newidle_balance(&mut env, 1));
+        assert!(env.counted.contains(&Counter::NewIdleSkipped));
+        env.avg_idle_ns[1] = 1_000_000;
+        env.counted.clear();
+        newidle_balance(&mut env, 1);
+        assert!(!env.counted.contains(&Counter::NewIdleSkipped));
+        // The cost of each level it balanced became that level's maximum:
+        // SMT read 2 CPUs (200 ns in the test environment).
+        assert_eq!(env.state.lb[1][0].max_newidle_lb_cost_ns, 200);
+        // ... and max_idle_balance_cost keeps the larger of it and migration_cost.
+        assert_eq!(env.state.max_idle_balance_cost_ns[1], 500_000);
+    }
+
+    /// rebalance_domains' decay: a second later 25,600 ns becomes
+    /// 25,600 x 253 / 256 = 25,300; max_idle_balance_cost is then the larger
+    /// of migration_cost and the levels' sum.
+    #[test]
+    fn newidle_costs_decay_once_a_second() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.state.lb[1][1].max_newidle_lb_cost_ns = 25_600;
+        env.now += 500_000_000;
+        decay_newidle_costs(&mut env, 1);
+        assert_eq!(env.state.lb[1][1].max_newidle_lb_cost_ns, 25_600);
+        env.now += 600_000_000;
+        decay_newidle_costs(&mut env, 1);
+        assert_eq!(env.state.lb[1][1].max_newidle_lb_cost_ns, 25_300);
+        assert_eq!(env.state.max_idle_balance_cost_ns[1], 500_000);
+    }
+
+    /// The top-level balance rewrites rd->overload from what it sees
+    /// (update_sd_lb_stats, v4.15 and v6.5).
+    #[test]
+    fn the_top_level_balance_clears_a_stale_overload() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 1);
+        env.state.overload = true;
+        let mc = level_index(&env, 1, "MC");
+        load_balance(&mut env, 1, mc, IdleType::Idle, &mut LbWork::default());
+        assert!(!env.state.overload);
     }
 }

@@ -44,12 +44,16 @@ pub struct TaskSched {
 }
 
 /// Per CPU and domain level: when it last balanced, its current interval,
-/// and how many balances in a row failed to move anything.
+/// how many balances in a row failed to move anything, and what a new-idle
+/// balance here costs at most (sd->max_newidle_lb_cost, decayed).
 #[derive(Debug, Clone, Copy)]
 pub struct LbState {
     pub last_balance_ns: u64,
     pub interval_ms: u64,
     pub nr_balance_failed: u32,
+    pub max_newidle_lb_cost_ns: u64,
+    /// When max_newidle_lb_cost last decayed (or was raised, in 6.5).
+    pub last_decay_ns: u64,
 }
 
 /// The scheduler's own machine-wide state.
@@ -61,16 +65,24 @@ pub struct SchedState {
     pub llc_has_idle_cores: Vec<bool>,
     /// Per LLC: the moving average of select_idle_cpu's scan time (SIS_PROP).
     pub llc_avg_scan_cost_ns: Vec<u64>,
+    /// The root domain's overload flag (rd->overload): set when a queue
+    /// reaches two tasks, rewritten by balancing at the top level.
+    pub overload: bool,
+    /// Per CPU: rq->max_idle_balance_cost, which caps avg_idle at twice it.
+    pub max_idle_balance_cost_ns: Vec<u64>,
 }
 
 impl SchedState {
-    /// Balance intervals at each level's initial value, no idle cores known.
-    pub fn new(topo: &Topology, domains: &Domains, now: u64) -> SchedState {
+    /// Balance intervals at each level's initial value, no idle cores
+    /// known, not overloaded; max_idle_balance_cost starts at migration_cost.
+    pub fn new(topo: &Topology, domains: &Domains, policy: &KernelPolicy, now: u64) -> SchedState {
         let nllc = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1);
         let mut s = SchedState {
             lb: Vec::new(),
             llc_has_idle_cores: vec![false; nllc],
             llc_avg_scan_cost_ns: vec![0; nllc],
+            overload: false,
+            max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
         };
         s.reset_balance(topo, domains, now);
         s
@@ -87,6 +99,8 @@ impl SchedState {
                         last_balance_ns: now,
                         interval_ms: d.params.initial_interval_ms.max(1) as u64,
                         nr_balance_failed: 0,
+                        max_newidle_lb_cost_ns: 0,
+                        last_decay_ns: now,
                     })
                     .collect()
             })
@@ -100,6 +114,30 @@ pub struct IdleState {
     pub exit_latency_ns: u64,
     /// When the CPU last went idle.
     pub since_ns: u64,
+}
+
+/// add_nr_running(): a queue that now runs two or more tasks marks the
+/// root domain overloaded.
+pub fn note_nr_running(state: &mut SchedState, nr_running: usize) {
+    if nr_running >= 2 {
+        state.overload = true;
+    }
+}
+
+/// ttwu_do_wakeup()'s avg_idle update for a CPU that was idle `period` ns:
+/// the 1/8 average, capped at twice max_idle_balance_cost where the era
+/// keeps that cost (4.15+).
+pub fn update_avg_idle(
+    policy: &KernelPolicy,
+    state: &SchedState,
+    cpu: usize,
+    avg_idle: &mut u64,
+    period: u64,
+) {
+    load::update_avg(avg_idle, period);
+    if policy.era.rules().newidle_gate.gated() {
+        *avg_idle = (*avg_idle).min(2 * state.max_idle_balance_cost_ns[cpu]);
+    }
 }
 
 /// The narrow interface through which the scheduler reads and changes the
@@ -134,6 +172,8 @@ pub trait SchedEnv {
     fn state_mut(&mut self) -> &mut SchedState;
     /// How long checking `cpus` CPUs' idle state takes the waker, ns.
     fn scan_ns(&self, cpus: u64) -> u64;
+    /// How long a load_balance that did `work` takes the balancing CPU, ns.
+    fn balance_ns(&self, work: &balance::LbWork) -> u64;
     fn count(&mut self, counter: Counter);
     /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);

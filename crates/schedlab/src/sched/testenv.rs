@@ -3,6 +3,7 @@
 //! without an engine. Migrations and counters are recorded for the test to
 //! read.
 
+use super::balance::LbWork;
 use super::cfs::{weight_of_nice, CfsRq, Entity};
 use super::load::CpuLoad;
 use super::{IdleState, SchedEnv, SchedState, TaskSched};
@@ -46,7 +47,7 @@ impl TestEnv {
         let now = 1_000_000_000;
         TestEnv {
             now,
-            state: SchedState::new(&topo, &domains, now),
+            state: SchedState::new(&topo, &domains, &policy, now),
             rqs: (0..n).map(|_| CfsRq::new(now)).collect(),
             cpu_loads: vec![CpuLoad::default(); n],
             avg_idle_ns: vec![policy.tunables.migration_cost_ns * 2; n],
@@ -103,6 +104,7 @@ impl TestEnv {
             self.ents[id].exec_start_ns = self.now - 10_000_000;
         }
         self.idle[cpu] = false;
+        super::note_nr_running(&mut self.state, self.rqs[cpu].nr_running);
         id
     }
 
@@ -183,6 +185,12 @@ impl SchedEnv for TestEnv {
     }
     fn scan_ns(&self, cpus: u64) -> u64 {
         cpus * self.scan_ns_per_cpu
+    }
+    /// 100 ns per CPU read, 1 us per lock, 2 us per task moved: round
+    /// numbers for hand-worked tests.
+    fn balance_ns(&self, work: &LbWork) -> u64 {
+        let visited: u32 = work.visited.iter().sum();
+        visited as u64 * 100 + work.locked.map_or(0, |_| 1_000) + work.moved as u64 * 2_000
     }
     fn count(&mut self, counter: Counter) {
         self.counted.push(counter);

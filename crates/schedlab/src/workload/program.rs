@@ -49,6 +49,12 @@ impl ChannelKind {
         matches!(self, ChannelKind::Tcp | ChannelKind::Udp)
     }
 
+    /// Whether data arriving wakes a blocked reader sync: always, except
+    /// TCP through 2.6.2x's prequeue (`EraRules::tcp_prequeue`).
+    pub fn sync_reader_wakeup(self, tcp_prequeue: bool) -> bool {
+        !(self == ChannelKind::Tcp && tcp_prequeue)
+    }
+
     pub fn sync_writer_wakeup(self) -> bool {
         matches!(self, ChannelKind::Pipe | ChannelKind::Unix)
     }

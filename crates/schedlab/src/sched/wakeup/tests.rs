@@ -215,3 +215,29 @@ fn legacy_passive_wake_balance() {
     );
     assert!(env.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
 }
+
+/// wake_affine (v2.6.28 kernel/sched_fair.c) for a writer on CPU 0 waking a
+/// reader whose prev, CPU 1, is idle, at the MC level (imbalance 112): the
+/// wakeup kind decides. Sync: tl = 1024 - 1024 = 0, 100 x (0 + 1024) > 112 x 0
+/// is not balanced, but tl <= load (0 <= 0) and 0 + 0 <= 1024 per task:
+/// affine. Not sync (2.6.2x's TCP prequeue): tl = 1024 > load 0, and the
+/// passive test 112 x 1024 <= 100 x 0 fails: wake_idle keeps the idle prev.
+#[test]
+fn legacy_sync_and_non_sync_wakeups_of_a_reader() {
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 1, true);
+    assert_eq!(
+        (pl.cpu, pl.reason),
+        (0, Reason::WakeAffine),
+        "{:?}",
+        pl.path
+    );
+    let pl = legacy(PolicySpec::era(Era::V2_6_28), 0, 1, false);
+    assert_eq!((pl.cpu, pl.reason), (1, Reason::Prev), "{:?}", pl.path);
+    assert!(Era::V2_6_28.rules().tcp_prequeue && !Era::V6_5.rules().tcp_prequeue);
+    use crate::workload::program::ChannelKind;
+    assert!(!ChannelKind::Tcp.sync_reader_wakeup(true));
+    assert!(ChannelKind::Tcp.sync_reader_wakeup(false));
+    assert!(
+        ChannelKind::Unix.sync_reader_wakeup(true) && ChannelKind::Udp.sync_reader_wakeup(true)
+    );
+}
