@@ -72,7 +72,7 @@ pub(super) fn select(
         }
     }
     match slow_sd {
-        None if wakeup => select_idle_sibling(env, &mut placed, p, prev, new_cpu),
+        None if wakeup => select_idle_sibling(env, &mut placed, p, prev, new_cpu, this),
         None => placed.decide(new_cpu, Reason::Prev),
         Some(level) => {
             let cpu = slow::find_idlest_cpu(env, p, this, prev, level, flag);
@@ -277,16 +277,18 @@ pub(crate) fn wake_affine_weight(
     }
 }
 
+/// select_idle_sibling for a wakeup by a task on CPU `this`.
 fn select_idle_sibling(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
+    this: usize,
 ) {
     let found = match env.policy().era.rules().idle_sibling {
-        IdleSibling::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target),
-        IdleSibling::V6_5 => select_idle_sibling_6_5(env, placed, p, prev, target),
+        IdleSibling::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target, this),
+        IdleSibling::V6_5 => select_idle_sibling_6_5(env, placed, p, prev, target, this),
     };
     match found {
         Some((cpu, branch)) => {
@@ -318,14 +320,16 @@ fn sis_quick(env: &impl SchedEnv, prev: usize, target: usize) -> Option<(usize, 
     None
 }
 
-/// 4.15: target, prev, then select_idle_core, select_idle_cpu (SIS_PROP),
-/// select_idle_smt over target's LLC. No recent_used_cpu (that is 4.16).
+/// 4.15: target, prev, then select_idle_core, select_idle_cpu (SIS_PROP:
+/// the waker's avg_idle against its LLC's scan cost; unbounded without
+/// it), select_idle_smt over target's LLC. No recent_used_cpu (that is 4.16).
 pub(super) fn select_idle_sibling_4_15(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
+    this: usize,
 ) -> Option<(usize, Sis)> {
     if let Some(hit) = sis_quick(env, prev, target) {
         return Some(hit);
@@ -335,13 +339,17 @@ pub(super) fn select_idle_sibling_4_15(
     let smt = env.topology().smt_threads() > 1;
     let llc_id = env.topology().cpus[target].llc;
     if smt && env.state().llc_has_idle_cores[llc_id] {
-        if let Some(core) = scan_idle_core(env, placed, &cpus, target) {
+        if let Ok(core) = scan_idle_core(env, placed, &cpus, target) {
             return Some((core, Sis::ScanFound));
         }
         env.state_mut().llc_has_idle_cores[llc_id] = false;
     }
-    let nr = sis_prop_budget(env, target, llc.len() as u64).unwrap_or(u64::MAX);
-    if let Some(cpu) = scan_idle_cpu(env, placed, &cpus, target, nr, target) {
+    let nr = if env.policy().features.has(Feature::SisProp) {
+        sis_prop_budget(env, this, llc.len() as u64)
+    } else {
+        u64::MAX
+    };
+    if let Some(cpu) = scan_idle_cpu(env, placed, &cpus, target, nr, this) {
         return Some((cpu, Sis::ScanFound));
     }
     if smt {
@@ -353,14 +361,17 @@ pub(super) fn select_idle_sibling_4_15(
 }
 
 /// 6.5: target, prev, recent_used_cpu, an idle SMT sibling of prev when no
-/// core is idle, then select_idle_cpu (idle cores, or single CPUs within
-/// the SIS_UTIL / SIS_PROP budget) starting after target.
+/// core is idle, then select_idle_cpu starting after target: SIS_UTIL's
+/// budget (an empty one skips the scan), then idle cores (falling back to
+/// the first idle thread seen), or single CPUs within the SIS_UTIL /
+/// SIS_PROP budget.
 pub(super) fn select_idle_sibling_6_5(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     p: usize,
     prev: usize,
     target: usize,
+    this: usize,
 ) -> Option<(usize, Sis)> {
     if let Some(hit) = sis_quick(env, prev, target) {
         env.task_mut(p).recent_used_cpu = prev;
@@ -388,15 +399,10 @@ pub(super) fn select_idle_sibling_6_5(
         }
     }
     let start = next_in(&cpus, target);
-    if has_idle_core {
-        let found = scan_idle_core(env, placed, &cpus, start);
-        env.state_mut().llc_has_idle_cores[llc_id] &= found.is_some();
-        return found.map(|c| (c, Sis::ScanFound));
-    }
     let f = env.policy().features;
     let mut nr = u64::MAX;
-    if f.has(Feature::SisProp) {
-        nr = sis_prop_budget(env, target, llc.len() as u64).unwrap_or(u64::MAX);
+    if f.has(Feature::SisProp) && !has_idle_core {
+        nr = sis_prop_budget(env, this, llc.len() as u64);
     }
     if f.has(Feature::SisUtil) {
         nr = sis_util_nr_scan(env, &llc, target) + 1;
@@ -405,7 +411,17 @@ pub(super) fn select_idle_sibling_6_5(
             return None;
         }
     }
-    scan_idle_cpu(env, placed, &cpus, start, nr, target).map(|c| (c, Sis::ScanFound))
+    if has_idle_core {
+        let found = match scan_idle_core(env, placed, &cpus, start) {
+            Ok(core) => Some(core),
+            Err(first_idle_thread) => {
+                env.state_mut().llc_has_idle_cores[llc_id] = false;
+                first_idle_thread
+            }
+        };
+        return found.map(|c| (c, Sis::ScanFound));
+    }
+    scan_idle_cpu(env, placed, &cpus, start, nr, this).map(|c| (c, Sis::ScanFound))
 }
 
 /// select_idle_smt: an idle SMT thread of `cpu`'s core that `p` may use.
@@ -433,14 +449,16 @@ fn wrap_from(cpus: &crate::cpuset::CpuSet, start: usize) -> impl Iterator<Item =
 }
 
 /// select_idle_core: the first core in `cpus` (from `start`) whose threads
-/// are all idle.
+/// are all idle, or else the first idle thread of `cpus` it saw (which
+/// 6.5's select_idle_cpu falls back to).
 fn scan_idle_core(
     env: &impl SchedEnv,
     placed: &mut Placement,
     cpus: &crate::cpuset::CpuSet,
     start: usize,
-) -> Option<usize> {
+) -> Result<usize, Option<usize>> {
     let mut checked = crate::cpuset::CpuSet::new();
+    let mut first_idle = None;
     for cpu in wrap_from(cpus, start) {
         if checked.contains(cpu) {
             continue;
@@ -449,28 +467,35 @@ fn scan_idle_core(
         checked = checked.union(&core);
         placed.scanned += core.len() as u32;
         if core.iter().all(|c| env.cpu_idle(c)) {
-            return Some(cpu);
+            return Ok(cpu);
+        }
+        if first_idle.is_none() {
+            first_idle = core.iter().find(|&c| cpus.contains(c) && env.cpu_idle(c));
         }
     }
-    None
+    Err(first_idle)
 }
 
 /// select_idle_cpu's single-CPU scan: at most `nr - 1` CPUs from `start`.
-/// Updates the LLC's average scan cost (SIS_PROP's estimate).
+/// A scan that ends by finding a CPU or by covering them all updates the
+/// waker's (`this`) LLC's average scan cost (SIS_PROP's estimate); one that
+/// runs out of budget returns before it does (v4.15, v6.5).
 fn scan_idle_cpu(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
     cpus: &crate::cpuset::CpuSet,
     start: usize,
     nr: u64,
-    target: usize,
+    this: usize,
 ) -> Option<usize> {
     let mut nr = nr;
     let mut scanned = 0u64;
     let mut found = None;
+    let mut exhausted = false;
     for cpu in wrap_from(cpus, start) {
         nr -= 1;
         if nr == 0 {
+            exhausted = true;
             break;
         }
         scanned += 1;
@@ -480,24 +505,27 @@ fn scan_idle_cpu(
         }
     }
     placed.scanned += scanned as u32;
-    let llc = env.topology().cpus[target].llc;
-    let time = env.scan_ns(scanned);
-    let cost = &mut env.state_mut().llc_avg_scan_cost_ns[llc];
-    update_avg(cost, time);
+    if !exhausted {
+        let llc = env.topology().cpus[this].llc;
+        let time = env.scan_ns(scanned);
+        let cost = &mut env.state_mut().llc_avg_scan_cost_ns[llc];
+        update_avg(cost, time);
+    }
     found
 }
 
-/// SIS_PROP: scan in proportion to how long this CPU tends to stay idle
-/// against how long a scan takes: max(4, span x (avg_idle / 512) / avg_scan_cost).
-fn sis_prop_budget(env: &impl SchedEnv, target: usize, span: u64) -> Option<u64> {
-    let avg_idle = env.avg_idle_ns(target) / 512;
-    let avg_cost = env.state().llc_avg_scan_cost_ns[env.topology().cpus[target].llc] + 1;
+/// SIS_PROP: scan in proportion to how long the waker's CPU (`this`)
+/// tends to stay idle against how long a scan of its LLC takes:
+/// max(4, span x (avg_idle / 512) / avg_scan_cost).
+fn sis_prop_budget(env: &impl SchedEnv, this: usize, span: u64) -> u64 {
+    let avg_idle = env.avg_idle_ns(this) / 512;
+    let avg_cost = env.state().llc_avg_scan_cost_ns[env.topology().cpus[this].llc] + 1;
     let span_avg = span * avg_idle;
-    Some(if span_avg > 4 * avg_cost {
+    if span_avg > 4 * avg_cost {
         span_avg / avg_cost
     } else {
         4
-    })
+    }
 }
 
 /// SIS_UTIL: the scan budget shrinks with the LLC's utilisation x:

@@ -27,7 +27,7 @@ fn sis_6_5(
     env.tasks[p].recent_used_cpu = recent;
     env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_6_5(&mut env, &mut placed, p, prev, target)
+    modern::select_idle_sibling_6_5(&mut env, &mut placed, p, prev, target, target)
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn sis_util_stops_scanning_a_busy_llc() {
     let p = env.sleeper(5);
     let mut placed = Placement::new(5, Reason::Prev);
     assert_eq!(
-        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 5, 3),
+        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 5, 3, 3),
         None
     );
     assert!(
@@ -84,7 +84,7 @@ fn sis_4_15(
     let p = env.sleeper(prev);
     env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_4_15(&mut env, &mut placed, p, prev, target)
+    modern::select_idle_sibling_4_15(&mut env, &mut placed, p, prev, target, target)
 }
 
 #[test]
@@ -240,4 +240,59 @@ fn legacy_sync_and_non_sync_wakeups_of_a_reader() {
     assert!(
         ChannelKind::Unix.sync_reader_wakeup(true) && ChannelKind::Udp.sync_reader_wakeup(true)
     );
+}
+
+/// select_idle_cpu (v6.5): looking for an idle core, it keeps the first idle
+/// thread it sees and returns it when no core is idle. CPUs 0-7 run hogs,
+/// 8-15 are idle, the idle-cores hint is stale; from CPU 1 on, core {1, 9}
+/// has idle thread 9. SIS_UTIL allows the scan: x = 8 x 1024 / 16 = 512,
+/// 512^2 x 117^2 / (10000 x 1024) = 350, nr = (1024 - 350) x 16 / 1024 = 10.
+#[test]
+fn select_idle_cpu_6_5_falls_back_to_the_first_idle_thread() {
+    let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+    env.hogs(&(0..8).collect::<Vec<_>>(), 1);
+    env.state.llc_has_idle_cores[0] = true;
+    let p = env.sleeper(0);
+    let mut placed = Placement::new(0, Reason::Prev);
+    assert_eq!(
+        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 0, 0, 0),
+        Some((9, Sis::ScanFound))
+    );
+    assert!(
+        !env.state.llc_has_idle_cores[0],
+        "the stale hint is cleared"
+    );
+}
+
+/// select_idle_cpu (v4.15): SIS_PROP's budget comes from the waker's CPU
+/// (its avg_idle, its LLC's scan cost); NO_SIS_PROP scans without a limit;
+/// a scan that runs out of budget leaves the scan cost alone. 14 of 16
+/// CPUs busy, only 14 and 15 idle; target 3.
+#[test]
+fn select_idle_cpu_4_15_sis_prop_budget_is_the_wakers() {
+    let run = |waker_avg_idle: u64, sis_prop: bool| {
+        let mut spec = PolicySpec::era(Era::V4_15);
+        if !sis_prop {
+            spec.features.insert("SIS_PROP".into(), false);
+        }
+        let mut env = TestEnv::new("desktop-8c", spec);
+        env.hogs(&(0..14).collect::<Vec<_>>(), 1);
+        env.avg_idle_ns[0] = waker_avg_idle;
+        env.avg_idle_ns[3] = 10_000_000;
+        env.state.llc_avg_scan_cost_ns[0] = 1_000;
+        let p = env.sleeper(3);
+        let mut placed = Placement::new(3, Reason::Prev);
+        let found = modern::select_idle_sibling_4_15(&mut env, &mut placed, p, 3, 3, 0);
+        (found, env.state.llc_avg_scan_cost_ns[0])
+    };
+    // The waker's avg_idle 10 us: 16 x (10000 / 512 = 19) = 304 <= 4 x 1001,
+    // so the budget is 4: three CPUs (3, 4, 5) are checked, all busy, and
+    // the scan runs out; then select_idle_smt finds nothing on target's core.
+    assert_eq!(run(10_000, true), (None, 1_000));
+    // NO_SIS_PROP: the scan goes on to CPU 14 and updates the cost.
+    let (found, cost) = run(10_000, false);
+    assert_eq!(found, Some((14, Sis::ScanFound)));
+    assert_ne!(cost, 1_000);
+    // A waker that idles long (10 ms): 16 x 19531 / 1001 = 312 CPUs of budget.
+    assert_eq!(run(10_000_000, true).0, Some((14, Sis::ScanFound)));
 }
