@@ -143,6 +143,18 @@ impl NewidleGate {
     }
 }
 
+/// When CACHE_HOT_BUDDY makes a buddy cache-hot in task_hot().
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheHotBuddy {
+    /// v2.6.27: the next buddy.
+    Next,
+    /// v2.6.28: the next or the last buddy.
+    NextOrLast,
+    /// v4.15, v6.5: the next or last buddy, when the destination queue has
+    /// a task of its own.
+    NextOrLastToBusy,
+}
+
 /// How much find_busiest_group() lets one balance pull (by-load eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaxPull {
@@ -201,6 +213,16 @@ pub struct EraRules {
     /// running two more tasks than a local group with room busiest (4.15).
     pub prefer_sibling_busiest: bool,
     pub newidle_gate: NewidleGate,
+    /// detach_tasks() stops after one task in a new-idle balance: under
+    /// CONFIG_PREEMPT in 4.15, CONFIG_PREEMPTION in 6.5. The eras model the
+    /// distributions' kernels: 2.6.2x has no such stop, Ubuntu 18.04's 4.15
+    /// is PREEMPT_VOLUNTARY (pulls up to the imbalance), and 6.5 with
+    /// PREEMPT_DYNAMIC has CONFIG_PREEMPTION (pulls one).
+    pub newidle_pulls_one: bool,
+    /// task_hot(): a task is never cache-hot for a move between SMT
+    /// siblings (SD_SHARE_CPUCAPACITY; v6.5, not 4.15 or 2.6.2x).
+    pub smt_never_hot: bool,
+    pub cache_hot_buddy: CacheHotBuddy,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
     pub full_sleeper_credit: bool,
@@ -244,6 +266,9 @@ const V2_6_27: EraRules = EraRules {
     sd_imbalance_pct: 0,
     prefer_sibling_busiest: false,
     newidle_gate: NewidleGate::Ungated,
+    newidle_pulls_one: false,
+    smt_never_hot: false,
+    cache_hot_buddy: CacheHotBuddy::Next,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     wakeup_buddies: WakeupBuddies::Always,
@@ -254,6 +279,7 @@ const V2_6_27: EraRules = EraRules {
 
 const V2_6_28: EraRules = EraRules {
     retuned_templates: true,
+    cache_hot_buddy: CacheHotBuddy::NextOrLast,
     ..V2_6_27
 };
 
@@ -276,6 +302,9 @@ const V4_15: EraRules = EraRules {
     sd_imbalance_pct: 125,
     prefer_sibling_busiest: true,
     newidle_gate: NewidleGate::MigrationCostOrOverload,
+    newidle_pulls_one: false,
+    smt_never_hot: false,
+    cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
@@ -298,6 +327,8 @@ const V6_5: EraRules = EraRules {
     sd_imbalance_pct: 117,
     prefer_sibling_busiest: false,
     newidle_gate: NewidleGate::NewidleCostOrOverload,
+    newidle_pulls_one: true,
+    smt_never_hot: true,
     ttwu_queue_to_idle: true,
     ..V4_15
 };
@@ -336,13 +367,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_retune_commit_changes_only_the_templates() {
-        // 2.6.27 -> 2.6.28 changed SD flags in the x86 domain templates, no code path.
+    fn the_2_6_28_rules_differ_in_the_templates_and_the_last_buddy() {
+        // The re-tune commit changed SD flags in the x86 templates; 2.6.28
+        // also brought the last buddy, which task_hot counts as cache-hot.
         let v28 = Era::V2_6_28.rules().clone();
         assert_ne!(&v28, Era::V2_6_27.rules());
         assert_eq!(
             &EraRules {
                 retuned_templates: false,
+                cache_hot_buddy: CacheHotBuddy::Next,
                 ..v28
             },
             Era::V2_6_27.rules()

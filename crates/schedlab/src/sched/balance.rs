@@ -9,7 +9,7 @@
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
-use crate::policy::{BalanceLoad, Era, GroupCompare, MaxPull, NewidleGate, SdFlag};
+use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, MaxPull, NewidleGate, SdFlag};
 use crate::sched::groups::{group_stats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
@@ -81,8 +81,10 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
         }
         let now = env.now();
         env.state_mut().lb[cpu][level].last_balance_ns = now;
+        // Another CPU balances this level for the group, and the levels
+        // above for it too (continue_balancing, rebalance_domains).
         if !should_we_balance(env, cpu, level) {
-            continue;
+            break;
         }
         if load_balance(env, cpu, level, idle, &mut LbWork::default()) > 0 {
             // Having pulled, this CPU is busy for the levels above.
@@ -273,7 +275,7 @@ fn load_balance(
     };
     work.locked = Some(env.topology().distance(this, busiest));
     let failed = env.state().lb[this][level].nr_balance_failed;
-    let hot_ok = smt || failed > cache_nice_tries;
+    let hot_ok = (smt && env.policy().era.rules().smt_never_hot) || failed > cache_nice_tries;
     let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
     if moved > 0 {
         env.state_mut().lb[this][level].nr_balance_failed = 0;
@@ -590,7 +592,7 @@ fn detach_and_attach(
         if !env.allowed(t).contains(this) {
             continue;
         }
-        if !hot_ok && task_hot(env, t, busiest) {
+        if !hot_ok && task_hot(env, t, busiest, this) {
             env.count(lb(level, idle, LbOutcome::HotRefused));
             continue;
         }
@@ -610,7 +612,7 @@ fn detach_and_attach(
         moved += 1;
         work.moved += 1;
         left -= load as i64;
-        if idle == IdleType::NewIdle {
+        if idle == IdleType::NewIdle && env.policy().era.rules().newidle_pulls_one {
             break;
         }
     }
@@ -618,13 +620,23 @@ fn detach_and_attach(
 }
 
 /// A task ran within migration_cost, or is its queue's buddy (CACHE_HOT_BUDDY).
-fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize) -> bool {
-    let rq = &env.rq(cpu);
-    if env
-        .policy()
-        .features
-        .has(crate::policy::Feature::CacheHotBuddy)
-        && (rq.next == Some(t) || rq.last == Some(t))
+/// task_hot() for a move of `t` from `cpu` to `dst`: it ran within
+/// migration_cost, or CACHE_HOT_BUDDY holds it as a buddy (which ones, and
+/// whether `dst` must be busy, by era).
+fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize, dst: usize) -> bool {
+    let rq = env.rq(cpu);
+    let buddy = match env.policy().era.rules().cache_hot_buddy {
+        CacheHotBuddy::Next => rq.next == Some(t),
+        CacheHotBuddy::NextOrLast => rq.next == Some(t) || rq.last == Some(t),
+        CacheHotBuddy::NextOrLastToBusy => {
+            env.rq(dst).nr_running > 0 && (rq.next == Some(t) || rq.last == Some(t))
+        }
+    };
+    if buddy
+        && env
+            .policy()
+            .features
+            .has(crate::policy::Feature::CacheHotBuddy)
     {
         return true;
     }
@@ -850,5 +862,52 @@ mod tests {
         let mc = level_index(&env, 1, "MC");
         load_balance(&mut env, 1, mc, IdleType::Idle, &mut LbWork::default());
         assert!(!env.state.overload);
+    }
+
+    /// task_hot (v4.15 and v6.5 kernel/sched/fair.c): CPU 0 runs a hog and
+    /// queues two that ran just now (cache-hot); CPU 8, its SMT sibling, is
+    /// idle. 6.5 never calls a task hot between siblings and pulls; 4.15
+    /// refuses both (nr_balance_failed 0 is not above cache_nice_tries 0).
+    #[test]
+    fn smt_siblings_never_hot_only_in_6_5() {
+        for (era, moved) in [(Era::V6_5, 1), (Era::V4_15, 0)] {
+            let mut env = TestEnv::era("desktop-8c", era);
+            env.hogs(&[0], 3);
+            for t in 1..3 {
+                env.ents[t].exec_start_ns = env.now;
+            }
+            let smt = level_index(&env, 8, "SMT");
+            let pulled = load_balance(&mut env, 8, smt, IdleType::Idle, &mut LbWork::default());
+            assert_eq!(pulled, moved, "{era}");
+            if moved == 0 {
+                assert!(env
+                    .counted
+                    .contains(&lb("SMT", IdleType::Idle, LbOutcome::HotRefused)));
+            }
+        }
+    }
+
+    /// CACHE_HOT_BUDDY's buddies by era (task_hot, v2.6.27, v2.6.28, v4.15):
+    /// task 2 on CPU 0 is the last buddy and has not run for 10 ms.
+    #[test]
+    fn cache_hot_buddy_by_era() {
+        for (era, dst_busy, hot) in [
+            (Era::V2_6_27, false, false),
+            (Era::V2_6_28, false, true),
+            (Era::V4_15, false, false),
+            (Era::V4_15, true, true),
+        ] {
+            let mut env = TestEnv::era("desktop-8c", era);
+            env.hogs(&[0], 3);
+            env.rqs[0].last = Some(2);
+            if dst_busy {
+                env.hogs(&[1], 1);
+            }
+            assert_eq!(
+                task_hot(&env, 2, 0, 1),
+                hot,
+                "{era}, destination busy: {dst_busy}"
+            );
+        }
     }
 }
