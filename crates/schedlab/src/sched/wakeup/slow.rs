@@ -193,14 +193,17 @@ fn find_idlest_group_classified(
     match loc.kind {
         GroupType::HasSpare => {
             if sd.has(SdFlag::Numa) {
-                // Tolerate a small imbalance across nodes for locality.
-                let imb_numa_nr = (sd.span.len() as u64 / 4).max(1) as usize;
-                let local_nr = sd
+                // Keep the child near its parent while the local node would
+                // stay below imb_numa_nr tasks (limited to the CPUs it may
+                // use there), unless the idle CPUs differ by more than 2.
+                let local_cpus = sd
                     .groups
                     .iter()
                     .find(|g| g.contains(this))
-                    .map_or(0, |g| g.iter().map(|c| env.rq(c).nr_running).sum::<usize>());
-                if local_nr < imb_numa_nr {
+                    .map_or(0, |g| g.intersection(env.allowed(p)).len());
+                let imb_numa_nr = imb_numa_nr(env, this, sd).min(local_cpus);
+                let imbalance = loc.idle_cpus.abs_diff(idl.idle_cpus);
+                if adjust_numa_imbalance(imbalance, loc.nr_running + 1, imb_numa_nr) == 0 {
                     return None;
                 }
             }
@@ -253,4 +256,59 @@ fn find_idlest_group_cpu(env: &impl SchedEnv, group: &CpuSet, p: usize, this: us
         }
     }
     best.map_or(this, |(_, c)| c)
+}
+
+/// sd->imb_numa_nr as build_sched_domains() sets it (v6.5
+/// kernel/sched/topology.c): on the first domain above the LLC, the number
+/// of LLCs it spans (or an eighth of its CPUs when it spans one), at least
+/// 1; above that, the same times how many first-NUMA-domain spans fit in
+/// the domain; 0 at or below the LLC.
+pub(crate) fn imb_numa_nr(env: &impl SchedEnv, cpu: usize, sd: &Domain) -> usize {
+    let chain: Vec<&Domain> = env.domains().of(cpu).collect();
+    let Some(first) = chain.iter().position(|d| !d.has(SdFlag::SharePkgResources)) else {
+        return 0;
+    };
+    let Some(below) = first.checked_sub(1).map(|i| chain[i]) else {
+        return 0;
+    };
+    if !below.has(SdFlag::SharePkgResources) {
+        return 0;
+    }
+    let base = chain[first];
+    let nr_llcs = base.span.len() / below.span.len();
+    let imb = if nr_llcs == 1 {
+        base.span.len() >> 3
+    } else {
+        nr_llcs
+    }
+    .max(1);
+    let Some(at) = chain.iter().position(|d| d.span == sd.span) else {
+        return 0;
+    };
+    if at < first {
+        return 0;
+    }
+    if at == first {
+        return imb;
+    }
+    let imb_span = chain[first + 1..]
+        .iter()
+        .find(|d| d.has(SdFlag::Numa))
+        .map_or(base.span.len(), |d| d.span.len());
+    imb * (sd.span.len() / imb_span).max(1)
+}
+
+/// adjust_numa_imbalance() (v6.5): an imbalance of at most two tasks is
+/// allowed while the destination runs at most `imb_numa_nr` tasks.
+pub(crate) fn adjust_numa_imbalance(
+    imbalance: usize,
+    dst_running: usize,
+    imb_numa_nr: usize,
+) -> usize {
+    const NUMA_IMBALANCE_MIN: usize = 2;
+    if dst_running > imb_numa_nr || imbalance > NUMA_IMBALANCE_MIN {
+        imbalance
+    } else {
+        0
+    }
 }

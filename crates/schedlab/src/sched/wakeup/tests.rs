@@ -296,3 +296,28 @@ fn select_idle_cpu_4_15_sis_prop_budget_is_the_wakers() {
     // A waker that idles long (10 ms): 16 x 19531 / 1001 = 312 CPUs of budget.
     assert_eq!(run(10_000_000, true).0, Some((14, Sis::ScanFound)));
 }
+
+/// find_idlest_group (v6.5) on the 2-socket Ivy Bridge (two nodes, each one
+/// 20-CPU LLC): the first domain above the LLC is NUMA (40 CPUs) spanning
+/// two LLCs, so imb_numa_nr = 2 (build_sched_domains). A fork on node 0
+/// running `busy` tasks stays there while adjust_numa_imbalance allows it.
+#[test]
+fn fork_numa_imbalance_follows_imb_numa_nr() {
+    let fork_node = |busy: usize| {
+        let mut env = TestEnv::era("ivb-ep-2s", Era::V6_5);
+        let node0: Vec<usize> = (0..40).filter(|&c| env.topo.cpus[c].node == 0).collect();
+        env.hogs(&node0[..busy], 1);
+        let numa = env.domains.of(0).find(|d| d.has(SdFlag::Numa)).unwrap();
+        assert_eq!(super::slow::imb_numa_nr(&env, 0, numa), 2);
+        let child = env.sleeper(0);
+        let placed = super::select_task_rq(&mut env, child, 0, 0, false, WakeKind::Fork);
+        env.topo.cpus[placed.cpu].node
+    };
+    // One task: 1 + 1 = 2 <= 2 and 19 vs 20 idle CPUs differ by 1 <= 2: local.
+    assert_eq!(fork_node(1), 0);
+    // Three: 3 + 1 = 4 > 2, so the imbalance (17 vs 20 idle) stands: node 1.
+    assert_eq!(fork_node(3), 1);
+    assert_eq!(super::slow::adjust_numa_imbalance(2, 2, 2), 0);
+    assert_eq!(super::slow::adjust_numa_imbalance(3, 2, 2), 3);
+    assert_eq!(super::slow::adjust_numa_imbalance(1, 3, 2), 1);
+}
