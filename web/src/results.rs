@@ -2,11 +2,12 @@
 //! the commit-style table, the per-CPU timeline (Perfetto export), the tools'
 //! own output, the counters, and the exact results JSON.
 
-use crate::charts::{self, Chart};
+use crate::charts::{self, Chart, XScale};
 use crate::export::{copy_to_clipboard, download, download_png};
 use crate::run::RunResults;
 use crate::timeline::Timeline;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -14,6 +15,9 @@ pub struct Props {
     pub results: Rc<RunResults>,
     /// File names start with this (the experiment's name).
     pub name: String,
+    /// Earlier results drawn under these: (what to call them, results).
+    #[prop_or_default]
+    pub baseline: Option<Rc<(String, schedlab::experiment::Results)>>,
 }
 
 #[function_component]
@@ -54,9 +58,7 @@ pub fn ResultsView(props: &Props) -> Html {
             <h2 id="results-h">{ "Results" }</h2>
             <p class="explanation" id="explanation">{ r.explanation.clone() }</p>
             <div class="results-main">
-                <div class="charts">
-                    { for r.charts.iter().map(|c| chart_figure(c, &props.name)) }
-                </div>
+                <Charts results={r.clone()} name={props.name.clone()} baseline={props.baseline.clone()} />
                 <pre id="results-table">{ r.table.clone() }</pre>
             </div>
             <details open=true>
@@ -101,8 +103,97 @@ pub fn ResultsView(props: &Props) -> Html {
     }
 }
 
-/// A chart with its SVG and PNG downloads.
-pub fn chart_figure(c: &Chart, name: &str) -> Html {
+#[derive(Properties, PartialEq)]
+pub struct ChartsProps {
+    pub results: Rc<RunResults>,
+    pub name: String,
+    #[prop_or_default]
+    pub baseline: Option<Rc<(String, schedlab::experiment::Results)>>,
+    /// Show at most this many charts (the embed shows two).
+    #[prop_or(usize::MAX)]
+    pub limit: usize,
+}
+
+/// The charts of a run, with a switch between a linear and a log-2 sweep
+/// axis when the sweep values allow both.
+#[function_component]
+pub fn Charts(props: &ChartsProps) -> Html {
+    let chosen = use_state(|| None::<XScale>);
+    let r = &props.results;
+    let xs = charts::numeric_xs(&r.results)
+        .filter(|xs| r.results.rows.len() > 1 && charts::log_possible(xs));
+    let scale = xs
+        .as_ref()
+        .map(|xs| chosen.unwrap_or_else(|| charts::auto_scale(xs)));
+    let drawn = use_memo(
+        (r.clone(), *chosen, props.baseline.clone()),
+        |(r, chosen, baseline)| {
+            let opts = charts::Options {
+                x_scale: *chosen,
+                baseline: baseline.as_ref().map(|b| charts::Baseline {
+                    name: b.0.clone(),
+                    results: &b.1,
+                }),
+            };
+            charts::charts_for(&r.experiment, &r.results, &opts)
+        },
+    );
+    let toggle = scale.map(|s| {
+        let chosen = chosen.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let i: web_sys::HtmlInputElement = e.target_unchecked_into();
+            chosen.set(Some(if i.checked() {
+                XScale::Log2
+            } else {
+                XScale::Linear
+            }));
+        });
+        html! {
+            <label class="check x-scale">
+                <input type="checkbox" id="log-x" checked={s == XScale::Log2} {onchange} />
+                { "log₂ sweep axis" }
+            </label>
+        }
+    });
+    html! {
+        <div class="charts-block">
+            { for toggle }
+            <div class="charts">
+                { for drawn.iter().take(props.limit).map(|c| html! { <ChartFigure chart={c.clone()} name={props.name.clone()} /> }) }
+            </div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FigureProps {
+    pub chart: Chart,
+    pub name: String,
+}
+
+/// A chart, the exact value of the marker hovered or focused, and its
+/// SVG and PNG downloads.
+#[function_component]
+pub fn ChartFigure(props: &FigureProps) -> Html {
+    let readout = use_state(String::new);
+    let show = {
+        let readout = readout.clone();
+        Callback::from(move |e: web_sys::Event| {
+            let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            if let Ok(Some(m)) = el.closest(".marker") {
+                if let Some(t) = m.get_attribute("aria-label") {
+                    readout.set(t);
+                }
+            }
+        })
+    };
+    let c = &props.chart;
+    let name = &props.name;
     let svg_file = format!("{name}-{}.svg", c.id);
     let png_file = format!("{name}-{}.png", c.id);
     let (svg, svg2) = (c.svg.clone(), c.svg.clone());
@@ -112,12 +203,20 @@ pub fn chart_figure(c: &Chart, name: &str) -> Html {
     let save_png = Callback::from(move |_| {
         let _ = download_png(&png_file, &svg2, charts::WIDTH, charts::HEIGHT);
     });
+    let (s1, s2) = (show.clone(), show);
     html! {
-        <figure class="chart" id={format!("chart-{}", c.id)}>
+        <figure class="chart" id={format!("chart-{}", c.id)}
+            onmouseover={move |e: MouseEvent| s1.emit(e.into())}
+            onfocusin={move |e: FocusEvent| s2.emit(e.into())}>
             { Html::from_html_unchecked(AttrValue::from(c.svg.clone())) }
-            <figcaption class="actions">
-                <button class="secondary small" data-export="svg" onclick={save_svg}>{ "SVG" }</button>
-                <button class="secondary small" data-export="png" onclick={save_png}>{ "PNG" }</button>
+            <figcaption class="chart-foot">
+                <span class="readout" aria-live="polite">{ if readout.is_empty() { "Hover or focus a point for its value".to_string() } else { (*readout).clone() } }</span>
+                <span class="actions">
+                    <button class="secondary small" data-export="svg" onclick={save_svg}
+                        aria-label={format!("Download {} as SVG", c.title)}>{ "SVG" }</button>
+                    <button class="secondary small" data-export="png" onclick={save_png}
+                        aria-label={format!("Download {} as PNG", c.title)}>{ "PNG" }</button>
+                </span>
             </figcaption>
         </figure>
     }

@@ -16,7 +16,7 @@ use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
 use crate::panels::workload::WorkloadPanel;
-use crate::results::{chart_figure, ResultsView};
+use crate::results::{Charts, ResultsView};
 use crate::run::{RunResults, RunView};
 use crate::state::{Edit, Editor, FieldId};
 use link_sync::{use_link_sync, use_linked_editor};
@@ -201,7 +201,7 @@ fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> 
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
             if let Some(r) = shown(run) {
                 <div class={classes!("embed-results", run.running().then_some("stale"))}>
-                    { for r.charts.iter().take(1).map(|c| chart_figure(c, &results_name)) }
+                    <Charts results={r.clone()} name={results_name} limit={2} />
                     <pre id="results-table">{ r.table.clone() }</pre>
                 </div>
             } else {
