@@ -71,11 +71,10 @@ fn set_variant_workload(exp: &mut Experiment, i: usize, text: &str) -> Result<()
     let changes: BTreeMap<String, serde_json::Value> = if text.trim().is_empty() {
         BTreeMap::new()
     } else {
-        serde_json::from_str(text).map_err(|e| {
-            invalid(format!(
-                "expected a JSON object such as {{\"affinity\": \"0\"}}: {e}"
-            ))
-        })?
+        schedlab::error::from_json(
+            "these changes (a JSON object such as {\"affinity\": \"0\"})",
+            text,
+        )?
     };
     for (k, v) in &changes {
         exp.workload.with_param(k, v)?;
@@ -111,5 +110,10 @@ fn set_sweep(exp: &mut Experiment, param: String, values: &str) -> Result<(), Er
 fn without_param(bench: &Benchmark, name: &str) -> Result<Benchmark, Error> {
     let mut v = serde_json::to_value(bench).expect("a benchmark serialises");
     v.as_object_mut().expect("an object").remove(name);
-    serde_json::from_value(v).map_err(|e| invalid(e.to_string()))
+    serde_json::from_value(v).map_err(|e| {
+        invalid(format!(
+            "{name} cannot be cleared: {}",
+            schedlab::error::serde_in_words(&e.to_string())
+        ))
+    })
 }
