@@ -130,6 +130,21 @@ test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it'
   await page.close();
 });
 
+test('with three variants, each later one is explained against the first', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`);
+  await page.click('#add-variant');
+  const results = await runToEnd(page);
+  assert.equal(results.variants.length, 3);
+  const items = await page.$$eval('#explanation li', (li) => li.map((l) => l.textContent));
+  assert.equal(items.length, 2);
+  const [a, b, c] = results.variants;
+  assert.ok(items[0].includes(a) && items[0].includes(b), items[0]);
+  assert.ok(items[1].includes(a) && items[1].includes(c), items[1]);
+  assert.equal(await page.$$eval('#chart-change .marker', (m) => m.length), 2, 'B and C against A');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('charts export as SVG and as a PNG that decodes at the chart size; the trace exports for Perfetto', async () => {
   const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await runToEnd(page);

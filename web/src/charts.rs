@@ -21,6 +21,9 @@ use std::fmt::Write;
 
 pub const WIDTH: u32 = 720;
 pub const HEIGHT: u32 = 360;
+/// The size on narrow screens, so the text stays readable when the chart
+/// fills a phone's width.
+pub const NARROW: (u32, u32) = (440, 300);
 
 /// One variant's colour (light theme; the page inverts for dark).
 pub fn palette(i: usize) -> RGBColor {
@@ -91,6 +94,8 @@ pub struct Chart {
     pub svg: String,
     /// The chart in words, for those who cannot see it.
     pub alt: String,
+    /// Width and height in pixels.
+    pub size: (u32, u32),
 }
 
 /// How the sweep value is laid out.
@@ -112,6 +117,8 @@ pub struct Baseline<'a> {
 pub struct Options<'a> {
     pub x_scale: Option<XScale>,
     pub baseline: Option<Baseline<'a>>,
+    /// Width and height in pixels; (0, 0) for [`WIDTH`] x [`HEIGHT`].
+    pub size: (u32, u32),
 }
 
 /// The sweep values as numbers, if they all are.
@@ -156,21 +163,26 @@ pub fn auto_scale(xs: &[f64]) -> XScale {
 
 /// The charts that suit these results.
 pub fn charts_for(exp: &Experiment, r: &Results, opts: &Options) -> Vec<Chart> {
+    let size = if opts.size.0 == 0 {
+        (WIDTH, HEIGHT)
+    } else {
+        opts.size
+    };
     let mut out = Vec::new();
-    if let Some(c) = series_chart(exp, r) {
+    if let Some(c) = series_chart(size, exp, r) {
         out.push(c);
     }
     let baseline = opts.baseline.as_ref().filter(|b| comparable(r, b.results));
     if r.rows.len() > 1 {
         let x = XAxis::of(exp, r, opts.x_scale);
-        out.extend(sweep_chart(exp, r, &x, baseline));
+        out.extend(sweep_chart(size, exp, r, &x, baseline));
         if r.variants.len() > 1 {
-            out.extend(change_chart(r, &x, exp.repeats > 1));
+            out.extend(change_chart(size, r, &x, exp.repeats > 1));
         }
     } else {
-        out.extend(variants_chart(r, baseline));
+        out.extend(variants_chart(size, r, baseline));
         if r.variants.len() > 1 {
-            out.extend(change_bars(r));
+            out.extend(change_bars(size, r));
         }
     }
     out
@@ -196,6 +208,7 @@ fn better_words(b: Better) -> &'static str {
 
 /// Draws a chart: plotters' frame, then `draw`'s own markup over it.
 fn render(
+    size: (u32, u32),
     id: &'static str,
     title: String,
     alt: String,
@@ -204,7 +217,7 @@ fn render(
     let mut svg = String::new();
     let over;
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).ok()?;
         over = draw(&root).ok()?;
         root.present().ok()?;
@@ -221,6 +234,7 @@ fn render(
         title,
         svg,
         alt,
+        size,
     })
 }
 
@@ -257,7 +271,9 @@ pub fn short(v: f64) -> String {
     } else if a >= 100.0 || a == 0.0 {
         trim(format!("{v:.0}"))
     } else {
-        trim(format!("{v:.2}"))
+        // Three significant digits: 9.36, 0.0075.
+        let decimals = (2 - a.log10().floor() as i32).clamp(0, 9) as usize;
+        trim(format!("{v:.decimals$}"))
     }
 }
 
@@ -443,7 +459,7 @@ fn legend(out: &mut String, chart: &Ctx, entries: &[(usize, String)], corner: (b
 }
 
 /// usecs/loop (or the tool's per-batch number) per printed batch.
-fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
+fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> Option<Chart> {
     let row = r.rows.first()?;
     let series: Vec<(usize, &String, &Vec<f64>)> = r
         .variants
@@ -476,7 +492,7 @@ fn series_chart(exp: &Experiment, r: &Results) -> Option<Chart> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    render("series", title.clone(), alt, |root| {
+    render(size, "series", title.clone(), alt, |root| {
         let chart = axes(
             root,
             &title,
@@ -683,6 +699,7 @@ impl XAxis {
 
 /// The metric against the sweep value, a line per variant.
 fn sweep_chart(
+    size: (u32, u32),
     exp: &Experiment,
     r: &Results,
     x: &XAxis,
@@ -733,7 +750,7 @@ fn sweep_chart(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    render("sweep", title.clone(), alt, |root| {
+    render(size, "sweep", title.clone(), alt, |root| {
         let (chart, mut out) = x.frame(root, &title, (y0, y1), &y_desc(r), &|y| short(*y))?;
         let mut legend_entries = Vec::new();
         if let Some(b) = baseline {
@@ -840,7 +857,7 @@ fn change_at(row: &schedlab::experiment::Row, a: &str, v: &str) -> Option<Change
 type Change = (f64, f64, f64);
 
 /// Each later variant against the first, in percent per sweep point.
-fn change_chart(r: &Results, x: &XAxis, repeated: bool) -> Option<Chart> {
+fn change_chart(size: (u32, u32), r: &Results, x: &XAxis, repeated: bool) -> Option<Chart> {
     let a = r.variants.first()?;
     let changes: Vec<(usize, &String, Vec<Option<Change>>)> = r
         .variants
@@ -881,7 +898,7 @@ fn change_chart(r: &Results, x: &XAxis, repeated: bool) -> Option<Chart> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    render("change", title.clone(), alt, |root| {
+    render(size, "change", title.clone(), alt, |root| {
         let y_desc = format!("% against {a} ({})", better_words(r.metric.better));
         let (chart, mut out) = x.frame(root, &title, (y0, y1), &y_desc, &pct_axis(y1 - y0))?;
         let (xr, _) = chart.plotting_area().get_pixel_range();
@@ -981,7 +998,7 @@ fn bars(out: &mut String, chart: &Ctx, values: &[(usize, String, f64, String)], 
 }
 
 /// Without a sweep: a bar per variant.
-fn variants_chart(r: &Results, baseline: Option<&Baseline>) -> Option<Chart> {
+fn variants_chart(size: (u32, u32), r: &Results, baseline: Option<&Baseline>) -> Option<Chart> {
     let row = r.rows.first()?;
     let values: Vec<(usize, String, f64, String)> = r
         .variants
@@ -1020,7 +1037,7 @@ fn variants_chart(r: &Results, baseline: Option<&Baseline>) -> Option<Chart> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    render("variants", title.clone(), alt, |root| {
+    render(size, "variants", title.clone(), alt, |root| {
         let formatter = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -1065,7 +1082,7 @@ fn variants_chart(r: &Results, baseline: Option<&Baseline>) -> Option<Chart> {
 }
 
 /// Without a sweep: each later variant's change against the first.
-fn change_bars(r: &Results) -> Option<Chart> {
+fn change_bars(size: (u32, u32), r: &Results) -> Option<Chart> {
     let row = r.rows.first()?;
     let a = r.variants.first()?;
     let values: Vec<(usize, String, f64, String)> = r
@@ -1096,7 +1113,7 @@ fn change_bars(r: &Results) -> Option<Chart> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    render("change", title.clone(), alt, |root| {
+    render(size, "change", title.clone(), alt, |root| {
         let formatter = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -1190,6 +1207,9 @@ mod tests {
         assert_eq!(short(250.0), "250");
         assert_eq!(short(9.3567), "9.36");
         assert_eq!(short(0.0), "0");
+        assert_eq!(short(0.008), "0.008");
+        assert_eq!(short(0.0075), "0.0075");
+        assert_eq!(short(12.345), "12.3");
     }
 
     #[test]
@@ -1284,7 +1304,7 @@ mod tests {
             &r,
             &Options {
                 x_scale: Some(XScale::Linear),
-                baseline: None,
+                ..Options::default()
             },
         );
         assert!(!linear[0].svg.contains("log₂"));
@@ -1294,11 +1314,11 @@ mod tests {
     fn without_a_sweep_bars_and_change_bars_and_a_baseline_dash() {
         let (exp, r) = results("kvm-pipe-test-pinning", |_| {});
         let opts = Options {
-            x_scale: None,
             baseline: Some(Baseline {
                 name: "run 1".into(),
                 results: &r,
             }),
+            ..Options::default()
         };
         let mut charts = charts_for(&exp, &r, &opts);
         charts.retain(|c| c.id != "series");

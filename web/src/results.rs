@@ -56,7 +56,13 @@ pub fn ResultsView(props: &Props) -> Html {
     html! {
         <section class="panel results" id="results" aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
-            <p class="explanation" id="explanation">{ r.explanation.clone() }</p>
+            if r.explanations.len() > 1 {
+                <ul class="explanation" id="explanation">
+                    { for r.explanations.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
+                </ul>
+            } else {
+                <p class="explanation" id="explanation">{ r.explanation.clone() }</p>
+            }
             <div class="results-main">
                 <Charts results={r.clone()} name={props.name.clone()} baseline={props.baseline.clone()} />
                 <pre id="results-table">{ r.table.clone() }</pre>
@@ -125,10 +131,15 @@ pub fn Charts(props: &ChartsProps) -> Html {
     let scale = xs
         .as_ref()
         .map(|xs| chosen.unwrap_or_else(|| charts::auto_scale(xs)));
+    let narrow = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w < 600.0);
     let drawn = use_memo(
-        (r.clone(), *chosen, props.baseline.clone()),
-        |(r, chosen, baseline)| {
+        (r.clone(), *chosen, props.baseline.clone(), narrow),
+        |(r, chosen, baseline, narrow)| {
             let opts = charts::Options {
+                size: if *narrow { charts::NARROW } else { (0, 0) },
                 x_scale: *chosen,
                 baseline: baseline.as_ref().map(|b| charts::Baseline {
                     name: b.0.clone(),
@@ -196,12 +207,12 @@ pub fn ChartFigure(props: &FigureProps) -> Html {
     let name = &props.name;
     let svg_file = format!("{name}-{}.svg", c.id);
     let png_file = format!("{name}-{}.png", c.id);
-    let (svg, svg2) = (c.svg.clone(), c.svg.clone());
+    let (svg, svg2, size) = (c.svg.clone(), c.svg.clone(), c.size);
     let save_svg = Callback::from(move |_| {
         let _ = download(&svg_file, "image/svg+xml", &svg);
     });
     let save_png = Callback::from(move |_| {
-        let _ = download_png(&png_file, &svg2, charts::WIDTH, charts::HEIGHT);
+        let _ = download_png(&png_file, &svg2, size.0, size.1);
     });
     let (s1, s2) = (show.clone(), show);
     html! {

@@ -2,7 +2,7 @@
 //! report them, and the results once every point is in.
 
 use schedlab::experiment::{self, Experiment, PointOutcome, Results, Trace};
-use schedlab::explain::explain;
+use schedlab::explain::{explain, explain_each};
 use schedlab::report;
 use std::rc::Rc;
 use yew::Reducible;
@@ -15,6 +15,8 @@ pub struct RunResults {
     pub results: Results,
     /// The largest difference between the variants, in words.
     pub explanation: String,
+    /// With three or more variants, each later one against the first.
+    pub explanations: Vec<String>,
     /// Each variant's traced window at the first sweep value, first repeat.
     pub traces: Vec<(String, Trace)>,
     /// `schedlab run --format table`
@@ -36,6 +38,7 @@ impl RunResults {
         Ok(RunResults {
             experiment: exp.clone(),
             explanation: explain(&results),
+            explanations: explain_each(&results),
             traces,
             table: report::table(&results, param, exp.sum_row),
             text: report::text(&results, param),

@@ -210,7 +210,10 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
         "{\"version\": 1,\n  \"name\": \"x\",\n  \"machine\": ",
     );
     let err = fails(&["run", truncated.to_str().unwrap()]);
-    assert!(err.contains("truncated.json: experiment JSON (line 3, column"), "{err}");
+    assert!(
+        err.contains("truncated.json: experiment JSON (line 3, column"),
+        "{err}"
+    );
     let future = temp_file("future.json", r#"{"version": 2, "name": "x"}"#);
     let err = fails(&["run", future.to_str().unwrap()]);
     assert!(err.contains("version 2 is not known"), "{err}");

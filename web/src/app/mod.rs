@@ -248,8 +248,7 @@ fn status_line(run: &RunView) -> Html {
         <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
             <progress max="1" value={format!("{:.4}", run.fraction())}
                 class={classes!((!run.running()).then_some("idle"))} />
-            { text }
-            { for workers }
+            <span class="status-text">{ text }{ for workers }</span>
         </p>
     }
 }
