@@ -149,7 +149,7 @@ test('a refused value of each kind of field is shown at that field, and only the
   await page.selectOption('#preset', 'retune-lat-ctx');
   await page.click('#machine-edit');
   await page.click('details.costs summary');
-  await page.click('#workload-panel fieldset[data-variant="1"] details summary');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] details summary');
   // The text that each field refuses: a number that is not one, an empty
   // label, JSON that does not parse, a range the core refuses.
   const cases = [
@@ -198,13 +198,13 @@ test('per-variant workload changes are fields: added, typed in taskset syntax, c
   const json = JSON.parse(await page.textContent('#experiment-json'));
   assert.deepEqual(json.variants[1].workload, { affinity: '1', loops: 10000 });
   // The same, as JSON, is still there.
-  await page.click('#workload-panel fieldset[data-variant="1"] details summary');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] details summary');
   assert.deepEqual(JSON.parse(await page.inputValue(field('v1.workload'))), { affinity: '1', loops: 10000 });
   const results = await runToEnd(page);
   assert.equal(results.variants[1], 'free');
   // Dropped, B runs the benchmark as the base does.
-  await page.click('#workload-panel fieldset[data-variant="1"] button[aria-label="Drop free\'s change to loops"]');
-  await page.click('#workload-panel fieldset[data-variant="1"] button[aria-label="Drop free\'s change to affinity"]');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] button[aria-label="Drop free\'s change to loops"]');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] button[aria-label="Drop free\'s change to affinity"]');
   assert.deepEqual(JSON.parse(await page.textContent('#experiment-json')).variants[1], { label: 'free' });
   assert.deepEqual(errors, []);
   await page.close();

@@ -258,3 +258,35 @@ for (const [width, height] of [[1366, 768], [2560, 1440]]) {
   }
 }
 
+
+test('runs are kept with what changed; a pinned baseline is drawn and tabled under later runs', async () => {
+  const context = await env.browser.newContext();
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`, { context });
+  await runToEnd(page);
+  await page.click(field('v1.NODE.WAKE_AFFINE'));
+  const second = await runToEnd(page);
+  const b = second.variants[1];
+  const items = () => page.$$eval('#history li', (li) => li.map((l) => ({ run: l.dataset.run, text: l.textContent })));
+  let list = await items();
+  assert.deepEqual(list.map((l) => l.run), ['2', '1'], 'newest first');
+  assert.match(list[0].text, new RegExp(`${b}: -WAKE_AFFINE on NODE`));
+  await page.click('#history li[data-run="1"] button[aria-pressed]');
+  assert.equal(await page.getAttribute('#history li[data-run="1"] button[aria-pressed]', 'aria-pressed'), 'true');
+  assert.ok(await page.$('#chart-variants .baseline'), 'the baseline is drawn under the bars');
+  const table = await page.textContent('#baseline-table');
+  assert.match(table, /Against the baseline, run 1/);
+  assert.match(table, /[+-]\d+\.\d\d% (win|loss)|same/);
+  // Kept across a reload, with the pin.
+  await page.reload();
+  await page.waitForSelector('#app[data-ready="true"]');
+  list = await items();
+  assert.equal(list.length, 2);
+  assert.ok(await page.$('#history li.pinned[data-run="1"]'));
+  // Open brings an earlier run's experiment back into the editor.
+  await page.click('#history li[data-run="1"] button[aria-label="Open run 1 in the editor"]');
+  assert.equal(await page.isChecked(field('v1.NODE.WAKE_AFFINE')), true);
+  await page.click('#clear-history');
+  assert.equal(await page.$('#history'), null);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

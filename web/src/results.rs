@@ -65,7 +65,10 @@ pub fn ResultsView(props: &Props) -> Html {
             }
             <div class="results-main">
                 <Charts results={r.clone()} name={props.name.clone()} baseline={props.baseline.clone()} />
-                <pre id="results-table">{ r.table.clone() }</pre>
+                <div class="tables">
+                    <pre id="results-table">{ r.table.clone() }</pre>
+                    if let Some(b) = &props.baseline { { baseline_table(r, b) } }
+                </div>
             </div>
             <details open=true>
                 <summary>{ "Per-CPU timeline of a short window" }</summary>
@@ -106,6 +109,60 @@ pub fn ResultsView(props: &Props) -> Html {
                 <pre id="results-json">{ r.json.clone() }</pre>
             </details>
         </section>
+    }
+}
+
+/// These results against the pinned run's, where they share variants and
+/// sweep values: each value now and then, and the change.
+fn baseline_table(r: &RunResults, b: &(String, schedlab::experiment::Results)) -> Html {
+    let (now, then) = (&r.results, &b.1);
+    let same_xs = now.rows.len() == then.rows.len()
+        && now.rows.iter().zip(&then.rows).all(|(a, b)| a.x == b.x);
+    let shared: Vec<&String> = now
+        .variants
+        .iter()
+        .filter(|v| then.variants.contains(v))
+        .collect();
+    if !same_xs || shared.is_empty() || now.metric != then.metric {
+        return html! {
+            <p class="hint" id="baseline-table">{ format!("The baseline ({}) ran other variants or sweep values; it is not compared.", b.0) }</p>
+        };
+    }
+    let param = r
+        .experiment
+        .sweep
+        .as_ref()
+        .map(|s| s.param.clone())
+        .unwrap_or_default();
+    html! {
+        <div class="table-scroll">
+            <table class="counters" id="baseline-table">
+                <caption>{ format!("Against the baseline, {} ({})", b.0, now.metric.name) }</caption>
+                <thead><tr>
+                    <th scope="col">{ param }</th>
+                    { for shared.iter().map(|v| html! { <th scope="col" colspan="3">{ (*v).clone() }</th> }) }
+                </tr><tr>
+                    <th></th>
+                    { for shared.iter().map(|_| html! { <><th scope="col">{ "now" }</th><th scope="col">{ "then" }</th><th scope="col">{ "change" }</th></> }) }
+                </tr></thead>
+                <tbody>
+                    { for now.rows.iter().zip(&then.rows).map(|(a, t)| html! {
+                        <tr>
+                            <th scope="row">{ a.x.as_ref().map(crate::fields::plain).unwrap_or_default() }</th>
+                            { for shared.iter().map(|v| {
+                                let (x, y) = (t.values[*v], a.values[*v]);
+                                let (pct, verdict) = schedlab::report::change(x, y, now.metric.better);
+                                html! { <>
+                                    <td>{ schedlab::report::num(y) }</td>
+                                    <td>{ schedlab::report::num(x) }</td>
+                                    <td>{ format!("{pct} {verdict}").trim().to_string() }</td>
+                                </> }
+                            }) }
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 

@@ -181,7 +181,7 @@ fn variant_changes(form: &Form, i: usize) -> Html {
     let json_field = FieldId::Variant(i, VariantField::Workload);
     let json_open = form.editor.error_at(&json_field).is_some();
     html! {
-        <fieldset class="variant-changes" data-variant={i.to_string()}>
+        <fieldset class="variant-changes" data-changes-of={i.to_string()}>
             <legend>{ format!("{} only", v.label) }</legend>
             if v.workload.is_empty() { <p class="hint">{ "Runs the benchmark as above." }</p> }
             <div class="grid-fields">{ for changed }</div>
