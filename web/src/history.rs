@@ -393,6 +393,7 @@ pub fn HistoryList(props: &ListProps) -> yew::Html {
             Callback::from(move |_| cb.emit(exp.clone()))
         };
         let id = r.id;
+        let pin_text = if pinned { "Baseline (unpin)" } else { "Pin as baseline" };
         let pin = props
             .on_pin
             .reform(move |_| if pinned { None } else { Some(id) });
@@ -414,9 +415,7 @@ pub fn HistoryList(props: &ListProps) -> yew::Html {
                     <button class="secondary small" onclick={open}
                         aria-label={format!("Open {} in the editor", r.name())}>{ "Open" }</button>
                     <button class="secondary small" onclick={pin} aria-pressed={pinned.to_string()}
-                        aria-label={format!("Pin {} as the baseline", r.name())}>
-                        { if pinned { "Baseline (unpin)" } else { "Pin as baseline" } }
-                    </button>
+                        aria-label={format!("{pin_text}: {}", r.name())}>{ pin_text }</button>
                     <a href={r.link.clone()} aria-label={format!("Link to {}", r.name())}>{ "link" }</a>
                 </div>
             </li>

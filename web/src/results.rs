@@ -66,7 +66,7 @@ pub fn ResultsView(props: &Props) -> Html {
             <div class="results-main">
                 <Charts results={r.clone()} name={props.name.clone()} baseline={props.baseline.clone()} />
                 <div class="tables">
-                    <pre id="results-table">{ r.table.clone() }</pre>
+                    <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
                     if let Some(b) = &props.baseline { { baseline_table(r, b) } }
                 </div>
             </div>
@@ -79,11 +79,11 @@ pub fn ResultsView(props: &Props) -> Html {
             </details>
             <details>
                 <summary>{ "Tool output" }</summary>
-                <pre id="results-text">{ r.text.clone() }</pre>
+                <pre id="results-text" tabindex="0">{ r.text.clone() }</pre>
             </details>
             <details>
                 <summary>{ format!("Counters ({})", counters.len()) }</summary>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0">
                     <table id="counters" class="counters">
                         <thead><tr><th>{ "counter" }</th>{ for variants.iter().map(|v| html! { <th>{ v }</th> }) }</tr></thead>
                         <tbody>
@@ -106,7 +106,7 @@ pub fn ResultsView(props: &Props) -> Html {
                     <button class="secondary" id="download-json" onclick={save("json", "application/json", r.json.clone())}>{ "Download JSON" }</button>
                     <button class="secondary" id="download-csv" onclick={save("csv", "text/csv", r.csv.clone())}>{ "Download CSV" }</button>
                 </div>
-                <pre id="results-json">{ r.json.clone() }</pre>
+                <pre id="results-json" tabindex="0">{ r.json.clone() }</pre>
             </details>
         </section>
     }

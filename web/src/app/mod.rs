@@ -228,7 +228,7 @@ pub fn App() -> Html {
                 <div class="actions">
                     <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
                 </div>
-                <pre id="experiment-json">{ exp.to_json() }</pre>
+                <pre id="experiment-json" tabindex="0">{ exp.to_json() }</pre>
             </details>
             if *help_open {
                 <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
@@ -253,7 +253,7 @@ fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> 
             if let Some(r) = shown(run) {
                 <div class={classes!("embed-results", run.running().then_some("stale"))}>
                     <Charts results={r.clone()} name={results_name} limit={2} />
-                    <pre id="results-table">{ r.table.clone() }</pre>
+                    <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
                 </div>
             } else {
                 <p class="hint">{ exp.description.clone() }</p>
