@@ -1352,8 +1352,8 @@ mod dump {
         std::fs::create_dir_all(&dir).unwrap();
         let mut page = String::from("<html><body style='background:#fff'>");
         for name in [
+            "retune-sysbench-pgsql",
             "waweight-tbench",
-            "kvm-pipe-test-pinning",
             "retune-pipe-test-flip",
         ] {
             let exp = schedlab::presets::get(name).unwrap();

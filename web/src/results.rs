@@ -188,10 +188,31 @@ pub fn Charts(props: &ChartsProps) -> Html {
     let scale = xs
         .as_ref()
         .map(|xs| chosen.unwrap_or_else(|| charts::auto_scale(xs)));
-    let narrow = web_sys::window()
-        .and_then(|w| w.inner_width().ok())
-        .and_then(|w| w.as_f64())
-        .is_some_and(|w| w < 600.0);
+    // Drawn smaller on narrow screens, and redrawn when the window crosses over.
+    let narrow_now = || {
+        web_sys::window()
+            .and_then(|w| w.inner_width().ok())
+            .and_then(|w| w.as_f64())
+            .is_some_and(|w| w < 600.0)
+    };
+    let narrow_state = use_state(narrow_now);
+    {
+        let narrow_state = narrow_state.clone();
+        let last = use_mut_ref(|| *narrow_state);
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                gloo_events::EventListener::new(&w, "resize", move |_| {
+                    let n = narrow_now();
+                    if n != *last.borrow() {
+                        *last.borrow_mut() = n;
+                        narrow_state.set(n);
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    let narrow = *narrow_state;
     let drawn = use_memo(
         (r.clone(), *chosen, props.baseline.clone(), narrow),
         |(r, chosen, baseline, narrow)| {
