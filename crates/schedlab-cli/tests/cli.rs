@@ -122,7 +122,11 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "{\"era\": \"4.15\",\n \"features\": {\"WA_WEIGHT\": tru}}",
     );
     let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
-    assert!(err.contains("broken.json:2:"), "{err}");
+    assert!(
+        err.contains("broken.json at features.WA_WEIGHT (line 2, column")
+            && err.contains("true, false or null"),
+        "{err}"
+    );
 
     let policy = temp_file(
         "unknown.json",

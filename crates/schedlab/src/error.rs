@@ -213,6 +213,7 @@ pub fn serde_in_words(msg: &str) -> String {
         ("trailing comma", "there is a comma before a closing bracket"),
         ("key must be a string", "object keys must be \"quoted\""),
         ("invalid number", "a number is malformed"),
+        ("expected ident", "a word that is not true, false or null (text needs \"quotes\")"),
     ];
     if let Some((_, w)) = syntax.iter().find(|(k, _)| msg.starts_with(k)) {
         return w.to_string();

@@ -228,6 +228,7 @@ fn broken_experiments_are_told_in_words() {
         ("empty", ""),
         ("not JSON", "version: 1"),
         ("unquoted key", "{version: 1}"),
+        ("misspelt true", "{\"version\": 1, \"sum_row\": tru}"),
         ("extra", &format!("{good} x")),
     ] {
         let msg = Experiment::from_json(text).expect_err(name).to_string();
