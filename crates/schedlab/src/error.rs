@@ -50,14 +50,79 @@ impl Error {
 /// is wrong, where (the path of fields and the line and column), and what
 /// would be valid. `what` names the document ("experiment JSON").
 pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        json_error(what, &path, &inner)
-    })?;
-    de.end().map_err(|e| json_error(what, ".", &e))?;
-    Ok(value)
+    serde_json::from_str(text).map_err(|e| {
+        let path = if e.is_data() {
+            path_at(text, e.line(), e.column())
+        } else {
+            String::new()
+        };
+        json_error(what, &path, &e)
+    })
+}
+
+/// The fields and indices open at `line`, `column` of JSON `text`
+/// ("machine.costs.ipi_ns", "variants[1].label"): where serde stopped. A
+/// small scan of the text, so that reading JSON costs no code per type.
+pub fn path_at(text: &str, line: usize, column: usize) -> String {
+    enum Frame {
+        Object { key: Option<String>, want_key: bool },
+        Array(usize),
+    }
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (start + column).min(text.len());
+    let bytes = &text.as_bytes()[..end];
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let from = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object { key, want_key }) = stack.last_mut() {
+                    if *want_key {
+                        *key = Some(text[from..i.min(bytes.len())].to_string());
+                        *want_key = false;
+                    }
+                }
+            }
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                want_key: true,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { want_key, .. }) => *want_key = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Object { key: Some(k), .. } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Object { key: None, .. } => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
 }
 
 /// A serde_json error at `path` ("." for the whole document) in words.
