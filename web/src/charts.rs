@@ -404,6 +404,9 @@ fn error_bar(out: &mut String, x: i32, y_lo: i32, y_hi: i32, color: &str) {
     );
 }
 
+/// Legend entries from here on are the baseline's variants.
+const BASELINE: usize = 1000;
+
 /// The legend in a corner of the plot: each variant's line, marker and name.
 fn legend(out: &mut String, chart: &Ctx, entries: &[(usize, String)], corner: (bool, bool)) {
     if entries.is_empty() {
@@ -432,14 +435,16 @@ fn legend(out: &mut String, chart: &Ctx, entries: &[(usize, String)], corner: (b
     );
     for (row, (i, label)) in entries.iter().enumerate() {
         let y = y0 + 14 + 20 * row as i32;
-        let color = if *i == usize::MAX {
+        // Baseline entries are BASELINE + the variant's index: grey, its dashes.
+        let baseline = *i >= BASELINE;
+        let color = if baseline {
             "#9a9a9a".to_string()
         } else {
             hex(palette(*i))
         };
-        let style = if *i == usize::MAX { 0 } else { *i };
+        let style = if baseline { i - BASELINE } else { *i };
         polyline(out, style, &[(x0 + 6, y), (x0 + 36, y)], &color, 2.0);
-        if *i != usize::MAX {
+        if !baseline {
             let _ = write!(
                 out,
                 "<g transform=\"translate({} {y})\">{}</g>",
@@ -754,7 +759,7 @@ fn sweep_chart(
         let (chart, mut out) = x.frame(root, &title, (y0, y1), &y_desc(r), &|y| short(*y))?;
         let mut legend_entries = Vec::new();
         if let Some(b) = baseline {
-            for v in &b.results.variants {
+            for (bi, v) in b.results.variants.iter().enumerate() {
                 let px: Vec<(i32, i32)> = x
                     .pos
                     .iter()
@@ -762,7 +767,7 @@ fn sweep_chart(
                     .map(|(px, row)| chart.backend_coord(&(*px, row.values[v])))
                     .collect();
                 out.push_str("<g class=\"baseline\" opacity=\"0.8\">");
-                polyline(&mut out, 0, &px, "#9a9a9a", 1.5);
+                polyline(&mut out, bi, &px, "#9a9a9a", 1.5);
                 for (at, (row, l)) in px.iter().zip(b.results.rows.iter().zip(&x.labels)) {
                     let _ = write!(
                         out,
@@ -773,7 +778,7 @@ fn sweep_chart(
                     );
                 }
                 out.push_str("</g>");
-                legend_entries.push((usize::MAX, format!("{} {v}", b.name)));
+                legend_entries.push((BASELINE + bi, format!("{} {v}", b.name)));
             }
         }
         for (i, v) in r.variants.iter().enumerate() {
@@ -1072,7 +1077,7 @@ fn variants_chart(size: (u32, u32), r: &Results, baseline: Option<&Baseline>) ->
                 legend(
                     &mut out,
                     &chart,
-                    &[(usize::MAX, format!("{} (dashed)", b.name))],
+                    &[(BASELINE + 1, format!("{} (dashed)", b.name))],
                     (true, true),
                 );
             }
