@@ -36,3 +36,24 @@ test('a preset runs in the worker pool and gives the native CLI\'s results byte 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a worker that fails mid-run ends the run with its message', async () => {
+  const page = await env.browser.newPage();
+  // Every worker the page starts throws as soon as it loads.
+  await page.addInitScript(() => {
+    const Real = window.Worker;
+    window.Worker = class extends Real {
+      constructor(_url, options) {
+        const src = "throw new Error('the simulated worker broke');";
+        super(URL.createObjectURL(new Blob([src], { type: 'application/javascript' })), options);
+      }
+    };
+  });
+  await page.goto(`${env.server.url}#preset=kvm-pipe-test-pinning`);
+  await page.waitForSelector('#app[data-ready="true"]');
+  await page.click('button#run');
+  const error = await page.waitForSelector('#run-error', { timeout: 20_000 });
+  assert.match(await error.textContent(), /^Run failed: a Web Worker stopped: .*the simulated worker broke/);
+  assert.equal(await page.isEnabled('button#run'), true, 'the run is over; Run works again');
+  await page.close();
+});

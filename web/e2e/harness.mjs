@@ -151,3 +151,16 @@ export function useBrowser() {
 
 /** The input bound to an editor field (its `data-field`). */
 export const field = (name) => `[data-field="${name}"]`;
+
+/** axe-core's serious and critical violations on the page as it is now
+ * (axe-core from .tools/, as locked in tools/package-lock.json). */
+export async function axeViolations(page) {
+  const axePath = createRequire(path.join(tools, 'package.json')).resolve('axe-core/axe.min.js');
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
+    await page.addScriptTag({ path: axePath });
+  }
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help}; at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}

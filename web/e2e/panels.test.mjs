@@ -176,6 +176,7 @@ test('a refused value of each kind of field is shown at that field, and only the
   await page.selectOption('#preset', 'retune-lat-ctx');
   await page.click('#machine-edit');
   await page.click('details.costs summary');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] details summary');
   // The text that each field refuses: a number that is not one, an empty
   // label, JSON that does not parse, a range the core refuses.
   const cases = [
@@ -201,6 +202,37 @@ test('a refused value of each kind of field is shown at that field, and only the
     assert.equal(await page.$('.field-error'), null, `${name}: fixed`);
   }
   assert.equal(await page.isDisabled('button#run'), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('per-variant workload changes are fields: added, typed in taskset syntax, checked at the field, dropped', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
+  // pinned runs on CPU 0 (the preset); free runs free.
+  assert.equal(await page.inputValue(field('v0.workload.affinity')), '0');
+  assert.equal(await page.$(field('v1.workload.affinity')), null);
+  await page.selectOption('[data-add-change="1"]', 'affinity');
+  const aff = field('v1.workload.affinity');
+  assert.equal(await page.inputValue(aff), '0', 'a new affinity starts at CPU 0');
+  await page.fill(aff, '0-5');
+  const err = await page.textContent(`label:has(${aff}) .field-error`);
+  assert.match(err, /affinity \(as taskset -c takes it, e\.g\. 0-3,8\): cpulist "0-5": "0-5" is not a range of CPUs 0\.\.=1/);
+  assert.equal(await page.isDisabled('button#run'), true);
+  await page.fill(aff, '1');
+  await page.selectOption('[data-add-change="1"]', 'loops');
+  await page.fill(field('v1.workload.loops'), '10000');
+  assert.equal(await page.isDisabled('button#run'), false);
+  const json = JSON.parse(await page.textContent('#experiment-json'));
+  assert.deepEqual(json.variants[1].workload, { affinity: '1', loops: 10000 });
+  // The same, as JSON, is still there.
+  await page.click('#workload-panel fieldset[data-changes-of="1"] details summary');
+  assert.deepEqual(JSON.parse(await page.inputValue(field('v1.workload'))), { affinity: '1', loops: 10000 });
+  const results = await runToEnd(page);
+  assert.equal(results.variants[1], 'free');
+  // Dropped, B runs the benchmark as the base does.
+  await page.click('#workload-panel fieldset[data-changes-of="1"] button[aria-label="Drop free\'s change to loops"]');
+  await page.click('#workload-panel fieldset[data-changes-of="1"] button[aria-label="Drop free\'s change to affinity"]');
+  assert.deepEqual(JSON.parse(await page.textContent('#experiment-json')).variants[1], { label: 'free' });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -9,11 +9,12 @@ import { useBrowser, openPage, runToEnd, screenshot, field } from './harness.mjs
 const env = useBrowser();
 
 
-/** The filled circles (data markers) of a chart, in drawing order. */
+/** The data markers of a chart, in drawing order: where, and what they say. */
 const markers = (page, chart) =>
-  page.$$eval(`#chart-${chart} svg circle`, (cs) =>
-    cs.filter((c) => c.getAttribute('fill') !== 'none')
-      .map((c) => ({ x: Number(c.getAttribute('cx')), y: Number(c.getAttribute('cy')) })));
+  page.$$eval(`#chart-${chart} svg .marker`, (ms) => ms.map((m) => {
+    const [x, y] = m.getAttribute('transform').match(/-?[\d.]+/g).map(Number);
+    return { x, y, variant: m.dataset.variant, value: Number(m.dataset.value), label: m.getAttribute('aria-label') };
+  }));
 
 /** Pixels are a linear function of the data: fit on the extremes, check all. */
 function assertLinear(pixels, values, what) {
@@ -45,21 +46,39 @@ test('the flip timeline is charted per batch from the results, with the flips ma
   await page.close();
 });
 
-test('a repeated sweep draws both variants against the sweep value with error bars', async () => {
+test('a repeated sweep draws both variants against the sweep value with error bars, and the change beside it', async () => {
   const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await page.selectOption(field('sweep.param'), 'loops');
-  await page.fill(field('sweep'), '500, 1000, 2000');
+  await page.fill(field('sweep'), '500, 1000, 2000, 4000');
   await page.fill(field('repeats'), '2');
   const results = await runToEnd(page);
-  const points = await markers(page, 'sweep');
+  let points = await markers(page, 'sweep');
   const [a, b] = results.variants;
   const values = [...results.rows.map((r) => r.values[a]), ...results.rows.map((r) => r.values[b])];
   assertLinear(points.map((p) => p.y), values, 'metric');
-  assertLinear(points.map((p) => p.x), [500, 1000, 2000, 500, 1000, 2000], 'sweep value');
-  const hollow = await page.$$eval('#chart-sweep svg circle[fill="none"]', (c) => c.length);
-  assert.equal(hollow, 6, 'an error bar per point');
+  // Doubling values: a log-2 axis, chosen by itself.
+  const xs = [500, 1000, 2000, 4000];
+  assertLinear(points.map((p) => p.x), [...xs, ...xs].map(Math.log2), 'sweep value (log2)');
+  assert.equal(await page.isChecked('#log-x'), true);
+  assert.equal(await page.$$eval('#chart-sweep svg .error-bar', (c) => c.length), 8, 'an error bar per point');
   const text = await page.textContent('#chart-sweep svg');
-  for (const word of [a, b, 'loops', 'usecs/loop (us)']) assert.ok(text.includes(word), word);
+  for (const word of [a, b, 'loops (log₂ scale)', 'usecs/loop (us)']) assert.ok(text.includes(word), word);
+  // The change chart: B against A in percent per sweep value, as the table says.
+  const change = await markers(page, 'change');
+  assert.equal(change.length, 4);
+  results.rows.forEach((r, i) => {
+    const pct = (r.values[b] / r.values[a] - 1) * 100;
+    assert.ok(Math.abs(change[i].value - pct) < 0.006, `${change[i].value} vs ${pct}`);
+  });
+  // The exact value on focus and on hover.
+  await page.focus('#chart-sweep .marker >> nth=5');
+  assert.match(await page.textContent('#chart-sweep .readout'), new RegExp(`^${b} at loops 1000: \\d`));
+  await page.hover('#chart-change .marker >> nth=0');
+  assert.match(await page.textContent('#chart-change .readout'), new RegExp(`^${b} against ${a} at loops 500: [+-]\\d+\\.\\d\\d%`));
+  // Switched to linear, the same points sit by value.
+  await page.uncheck('#log-x');
+  points = await markers(page, 'sweep');
+  assertLinear(points.map((p) => p.x), [...xs, ...xs], 'sweep value (linear)');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -111,6 +130,21 @@ test('the explanation follows the counters: WAKE_AFFINE at NODE in B changes it'
   await page.close();
 });
 
+test('with three variants, each later one is explained against the first', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`);
+  await page.click('#add-variant');
+  const results = await runToEnd(page);
+  assert.equal(results.variants.length, 3);
+  const items = await page.$$eval('#explanation li', (li) => li.map((l) => l.textContent));
+  assert.equal(items.length, 2);
+  const [a, b, c] = results.variants;
+  assert.ok(items[0].includes(a) && items[0].includes(b), items[0]);
+  assert.ok(items[1].includes(a) && items[1].includes(c), items[1]);
+  assert.equal(await page.$$eval('#chart-change .marker', (m) => m.length), 2, 'B and C against A');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('charts export as SVG and as a PNG that decodes at the chart size; the trace exports for Perfetto', async () => {
   const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
   await runToEnd(page);
@@ -120,7 +154,7 @@ test('charts export as SVG and as a PNG that decodes at the chart size; the trac
   };
   const svg = await save('#chart-variants [data-export="svg"]');
   assert.equal(svg.name, 'kvm-pipe-test-pinning-variants.svg');
-  assert.match(svg.bytes.toString(), /^<svg width="720" height="360"/);
+  assert.match(svg.bytes.toString(), /^<svg [^>]*width="720" height="360"/);
   const png = await save('#chart-variants [data-export="png"]');
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const size = await page.evaluate(async (b64) => {
@@ -224,3 +258,35 @@ for (const [width, height] of [[1366, 768], [2560, 1440]]) {
   }
 }
 
+
+test('runs are kept with what changed; a pinned baseline is drawn and tabled under later runs', async () => {
+  const context = await env.browser.newContext();
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-lat-ctx`, { context });
+  await runToEnd(page);
+  await page.click(field('v1.NODE.WAKE_AFFINE'));
+  const second = await runToEnd(page);
+  const b = second.variants[1];
+  const items = () => page.$$eval('#history li', (li) => li.map((l) => ({ run: l.dataset.run, text: l.textContent })));
+  let list = await items();
+  assert.deepEqual(list.map((l) => l.run), ['2', '1'], 'newest first');
+  assert.match(list[0].text, new RegExp(`${b}: -WAKE_AFFINE on NODE`));
+  await page.click('#history li[data-run="1"] button[aria-pressed]');
+  assert.equal(await page.getAttribute('#history li[data-run="1"] button[aria-pressed]', 'aria-pressed'), 'true');
+  assert.ok(await page.$('#chart-variants .baseline'), 'the baseline is drawn under the bars');
+  const table = await page.textContent('#baseline-table');
+  assert.match(table, /Against the baseline, run 1/);
+  assert.match(table, /[+-]\d+\.\d\d% (win|loss)|same/);
+  // Kept across a reload, with the pin.
+  await page.reload();
+  await page.waitForSelector('#app[data-ready="true"]');
+  list = await items();
+  assert.equal(list.length, 2);
+  assert.ok(await page.$('#history li.pinned[data-run="1"]'));
+  // Open brings an earlier run's experiment back into the editor.
+  await page.click('#history li[data-run="1"] button[aria-label="Open run 1 in the editor"]');
+  assert.equal(await page.isChecked(field('v1.NODE.WAKE_AFFINE')), true);
+  await page.click('#clear-history');
+  assert.equal(await page.$('#history'), null);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

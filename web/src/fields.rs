@@ -126,7 +126,7 @@ fn cell(
     let error = ed.error_at(&field).map(str::to_string);
     html! {
         <>
-            <input class="cell" data-field={field.to_string()} {title} disabled={disabled}
+            <input class="cell" data-field={field.to_string()} aria-label={title.clone()} {title} disabled={disabled}
                 value={ed.text_of(&field, value)}
                 aria-invalid={error.is_some().to_string()} {oninput} />
             if let Some(e) = error { <small class="field-error" role="alert">{ e }</small> }
@@ -161,7 +161,7 @@ fn check(
         make(input.checked())
     });
     html! {
-        <input type="checkbox" data-field={field.to_string()} {title} {checked} {disabled} {onchange} />
+        <input type="checkbox" data-field={field.to_string()} aria-label={title.clone()} {title} {checked} {disabled} {onchange} />
     }
 }
 

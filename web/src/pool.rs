@@ -19,6 +19,7 @@ struct Member {
     /// Requests sent before the worker was ready; None once it is.
     pending: Rc<RefCell<Option<Vec<String>>>>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 pub struct Pool {
@@ -34,7 +35,7 @@ impl Pool {
             let options = WorkerOptions::new();
             options.set_type(WorkerType::Module);
             let worker = Worker::new_with_options(&url, &options)
-                .map_err(|e| format!("cannot start a Web Worker: {e:?}"))?;
+                .map_err(|e| format!("cannot start a Web Worker: {}", js_words(&e)))?;
             let pending: Rc<RefCell<Option<Vec<String>>>> = Rc::new(RefCell::new(Some(Vec::new())));
             let on_message = {
                 let (worker, pending, on_response) =
@@ -56,10 +57,31 @@ impl Pool {
                 })
             };
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            // A worker that cannot load, or throws or aborts mid-point, ends
+            // the run with what it said, rather than leaving it waiting.
+            let on_error = {
+                let on_response = on_response.clone();
+                Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                    e.prevent_default();
+                    let said = e
+                        .dyn_ref::<web_sys::ErrorEvent>()
+                        .map(|e| e.message())
+                        .filter(|m| !m.is_empty());
+                    on_response(
+                        i,
+                        Response::Failed {
+                            error: worker_failed(said.as_deref()),
+                        },
+                    );
+                })
+            };
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            worker.set_onmessageerror(Some(on_error.as_ref().unchecked_ref()));
             members.push(Member {
                 worker,
                 pending,
                 _on_message: on_message,
+                _on_error: on_error,
             });
         }
         Ok(Pool { members })
@@ -93,13 +115,26 @@ impl Drop for Pool {
     }
 }
 
+/// What the page says when a worker fails outside a point's own errors.
+pub fn worker_failed(said: Option<&str>) -> String {
+    match said {
+        Some(m) => format!("a Web Worker stopped: {m}"),
+        None => "a Web Worker stopped without saying why (it could not load worker.js, or ran out of memory); reload the page and run again".to_string(),
+    }
+}
+
 /// A module script that loads trunk's worker glue and starts it.
 fn loader_url() -> Result<String, String> {
     let href = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .ok_or("no page location")?;
     let script = Url::new_with_base(WORKER_SCRIPT, &href)
-        .map_err(|e| format!("bad worker URL: {e:?}"))?
+        .map_err(|e| {
+            format!(
+                "the worker's address {WORKER_SCRIPT} is not valid here: {}",
+                js_words(&e)
+            )
+        })?
         .href();
     let source = js_sys::Array::of1(&JsValue::from_str(&format!(
         "import init from '{script}'; await init();"
@@ -107,6 +142,15 @@ fn loader_url() -> Result<String, String> {
     let options = BlobPropertyBag::new();
     options.set_type("application/javascript");
     let blob = Blob::new_with_str_sequence_and_options(&source, &options)
-        .map_err(|e| format!("cannot make the worker loader: {e:?}"))?;
-    Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))
+        .map_err(|e| format!("cannot make the worker loader: {}", js_words(&e)))?;
+    Url::create_object_url_with_blob(&blob)
+        .map_err(|e| format!("cannot make the worker loader: {}", js_words(&e)))
+}
+
+/// A JavaScript exception's message, not its debug form.
+fn js_words(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the browser refused".to_string())
 }

@@ -1,9 +1,8 @@
 //! A run of one experiment: its points' progress and outcomes as workers
 //! report them, and the results once every point is in.
 
-use crate::charts::{charts_for, Chart};
 use schedlab::experiment::{self, Experiment, PointOutcome, Results, Trace};
-use schedlab::explain::explain;
+use schedlab::explain::{explain, explain_each};
 use schedlab::report;
 use std::rc::Rc;
 use yew::Reducible;
@@ -11,10 +10,13 @@ use yew::Reducible;
 /// The results, the texts the CLI prints for them, and what the page draws.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunResults {
+    /// The experiment that ran.
+    pub experiment: Rc<Experiment>,
     pub results: Results,
-    pub charts: Vec<Chart>,
     /// The largest difference between the variants, in words.
     pub explanation: String,
+    /// With three or more variants, each later one against the first.
+    pub explanations: Vec<String>,
     /// Each variant's traced window at the first sweep value, first repeat.
     pub traces: Vec<(String, Trace)>,
     /// `schedlab run --format table`
@@ -28,14 +30,15 @@ pub struct RunResults {
 }
 
 impl RunResults {
-    pub fn of(exp: &Experiment, outcomes: &[PointOutcome]) -> schedlab::Result<RunResults> {
+    pub fn of(exp: &Rc<Experiment>, outcomes: &[PointOutcome]) -> schedlab::Result<RunResults> {
         let points = exp.points()?;
         let results = experiment::assemble(exp, &points, outcomes);
         let param = exp.sweep.as_ref().map(|s| s.param.as_str());
         let traces = experiment::first_traces(exp, &points, outcomes);
         Ok(RunResults {
-            charts: charts_for(exp, &results),
+            experiment: exp.clone(),
             explanation: explain(&results),
+            explanations: explain_each(&results),
             traces,
             table: report::table(&results, param, exp.sum_row),
             text: report::text(&results, param),

@@ -22,8 +22,8 @@ pub fn load(arg: &str) -> Result<Topology, String> {
     Topology::from_spec(&spec).map_err(|e| format!("{arg}: {e}"))
 }
 
-/// Reads a JSON file; errors name the file, line and column.
+/// Reads a JSON file; errors name the file, the field, line and column, in words.
 pub fn read_json<T: DeserializeOwned>(path: &str) -> Result<T, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("{path}:{}:{}: {e}", e.line(), e.column()))
+    schedlab::error::from_json(path, &text).map_err(|e| e.to_string())
 }

@@ -122,7 +122,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "{\"era\": \"4.15\",\n \"features\": {\"WA_WEIGHT\": tru}}",
     );
     let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
-    assert!(err.contains("broken.json:2:"), "{err}");
+    assert!(
+        err.contains("broken.json (line 2, column") && err.contains("true, false or null"),
+        "{err}"
+    );
 
     let policy = temp_file(
         "unknown.json",
@@ -210,7 +213,10 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
         "{\"version\": 1,\n  \"name\": \"x\",\n  \"machine\": ",
     );
     let err = fails(&["run", truncated.to_str().unwrap()]);
-    assert!(err.contains("truncated.json: line 3, column"), "{err}");
+    assert!(
+        err.contains("truncated.json: experiment JSON (line 3, column"),
+        "{err}"
+    );
     let future = temp_file("future.json", r#"{"version": 2, "name": "x"}"#);
     let err = fails(&["run", future.to_str().unwrap()]);
     assert!(err.contains("version 2 is not known"), "{err}");
@@ -247,10 +253,7 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
         "{err}"
     );
     let err = fails(&["decode", "1.not-a-real-link"]);
-    assert!(
-        err.contains("does not decompress") || err.contains("base64"),
-        "{err}"
-    );
+    assert!(err.contains("the link's code is"), "{err}");
 }
 
 #[test]
@@ -293,8 +296,5 @@ fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
     let _ = std::fs::remove_dir_all(&dir);
 
     let err = fails(&["run", "#x=1.broken"]);
-    assert!(
-        err.contains(": the link: the encoded experiment is not valid base64url"),
-        "{err}"
-    );
+    assert!(err.contains("the link: the link's code"), "{err}");
 }

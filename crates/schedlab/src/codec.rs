@@ -36,16 +36,11 @@ pub fn decode(text: &str) -> Result<Experiment> {
     let (version, body) = text.split_once('.').ok_or_else(|| {
         Error::invalid("the encoded experiment has no version prefix (like \"1.\")")
     })?;
-    let bytes = URL_SAFE_NO_PAD.decode(body).map_err(|e| {
-        Error::invalid(format!(
-            "the encoded experiment is not valid base64url: {e}"
-        ))
-    })?;
+    let bytes = URL_SAFE_NO_PAD.decode(body).map_err(base64_in_words)?;
     let json = match version {
         "1" => {
-            let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_DECODED_BYTES).map_err(|e| {
-                Error::invalid(format!("the encoded experiment does not decompress (corrupted or truncated): {e:?}"))
-            })?;
+            let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_DECODED_BYTES)
+                .map_err(|e| inflate_in_words(e.status))?;
             String::from_utf8(raw)
                 .map_err(|_| Error::invalid("the decoded experiment is not UTF-8 text"))?
         }
@@ -53,11 +48,7 @@ pub fn decode(text: &str) -> Result<Experiment> {
             let raw = String::from_utf8(bytes)
                 .map_err(|_| Error::invalid("the decoded experiment is not UTF-8 text"))?;
             let v0: Value = serde_json::from_str(&raw).map_err(|e| {
-                Error::invalid(format!(
-                    "version-0 experiment, line {}, column {}: {e}",
-                    e.line(),
-                    e.column()
-                ))
+                crate::error::json_error("the link's version-0 experiment", ".", &e)
             })?;
             serde_json::to_string(&migrate_v0(v0)?).expect("JSON serialises")
         }
@@ -68,6 +59,45 @@ pub fn decode(text: &str) -> Result<Experiment> {
         }
     };
     Experiment::from_json(&json)
+}
+
+/// Why the link's code is not base64url, in words.
+fn base64_in_words(e: base64::DecodeError) -> Error {
+    use base64::DecodeError::*;
+    Error::invalid(match e {
+        InvalidLastSymbol(..) => {
+            "the link's code (after \"x=1.\") is cut short: it ends in the middle; copy the whole link".to_string()
+        }
+        InvalidByte(at, b) => format!(
+            "the link's code (after \"x=1.\") has {:?} at character {}, which is not one of the letters, digits, - and _ a link's code is made of; was it retyped or cut?",
+            char::from(b),
+            at + 1
+        ),
+        InvalidLength(n) => format!(
+            "the link's code (after \"x=1.\") is cut short: {n} characters cannot be a whole code; copy the whole link"
+        ),
+        InvalidPadding => {
+            "the link's code (after \"x=1.\") ends in \"=\" padding, which links do not have".to_string()
+        }
+    })
+}
+
+/// Why the link's code does not unpack, in words.
+fn inflate_in_words(status: miniz_oxide::inflate::TINFLStatus) -> Error {
+    use miniz_oxide::inflate::TINFLStatus::*;
+    Error::invalid(match status {
+        FailedCannotMakeProgress | NeedsMoreInput => {
+            "the link's code is cut short (its compressed experiment ends early); copy the whole link".to_string()
+        }
+        HasMoreOutput => format!(
+            "the link's experiment is larger than {MAX_DECODED_BYTES} bytes when unpacked; the limit is {MAX_DECODED_BYTES}"
+        ),
+        Adler32Mismatch => {
+            "the link's code is corrupted (its checksum does not match); copy the link again".to_string()
+        }
+        _ => "the link's code is corrupted (it is not a compressed experiment); copy the link again"
+            .to_string(),
+    })
 }
 
 /// What a link asks for.
@@ -145,13 +175,8 @@ pub fn parse_fragment(fragment: &str) -> Result<Link> {
 
 /// A whole experiment as JSON, of any known version.
 fn from_plain_json(text: &str) -> Result<Experiment> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        Error::invalid(format!(
-            "the link's JSON, line {}, column {}: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| crate::error::json_error("the link's JSON", ".", &e))?;
     let is_v0 = value.get("version").is_none_or(|v| v.as_u64() == Some(0));
     let value = if is_v0 { migrate_v0(value)? } else { value };
     Experiment::from_json(&serde_json::to_string(&value).expect("JSON serialises"))
@@ -315,11 +340,11 @@ mod tests {
         let msg = |s: &str| decode(s).unwrap_err().to_string();
         assert!(msg("hello").contains("no version prefix"));
         assert!(msg("7.abc").contains("version \"7\" is not known"));
-        assert!(msg("1.***").contains("not valid base64url"));
+        assert!(msg("1.***").contains("'*' at character 1"));
         // Truncated on a base64 boundary, so it is the deflate stream that breaks.
         let cut = 2 + (good.len() - 2) / 2 / 4 * 4;
         assert!(
-            msg(&good[..cut]).contains("does not decompress"),
+            msg(&good[..cut]).contains("cut short"),
             "{}",
             msg(&good[..cut])
         );

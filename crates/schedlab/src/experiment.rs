@@ -60,11 +60,41 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// A machine preset by name, or a whole machine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum MachineRef {
     Preset(String),
     Spec(Box<MachineSpec>),
+}
+
+/// A name or an object: read by its JSON type, so that a mistake inside a
+/// machine object is reported as that mistake, at its field.
+impl<'de> Deserialize<'de> for MachineRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = MachineRef;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a machine preset name ({}) or a machine object",
+                    topology::PRESETS.join(", ")
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<MachineRef, E> {
+                Ok(MachineRef::Preset(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<MachineRef, A::Error> {
+                let spec =
+                    MachineSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(MachineRef::Spec(Box::new(spec)))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 impl MachineRef {
@@ -163,9 +193,8 @@ pub use crate::seed::repeat_seed;
 impl Experiment {
     /// Parses an experiment from JSON; errors carry line and column.
     pub fn from_json(text: &str) -> Result<Experiment> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column()))
-        })?;
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| crate::error::json_error("experiment JSON", ".", &e))?;
         let version = value.get("version").and_then(|v| v.as_u64());
         match version {
             Some(1) => {}
@@ -180,9 +209,7 @@ impl Experiment {
                 ))
             }
         }
-        let exp: Experiment = serde_json::from_str(text).map_err(|e| {
-            Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column()))
-        })?;
+        let exp: Experiment = crate::error::from_json("experiment JSON", text)?;
         exp.validate()?;
         Ok(exp)
     }

@@ -176,6 +176,20 @@ pub fn explain(r: &Results) -> String {
     }
 }
 
+/// With three or more variants, a sentence or two on each later variant
+/// against the first, in variant order; with one or two, [`explain`]'s.
+pub fn explain_each(r: &Results) -> Vec<String> {
+    if r.variants.len() < 3 {
+        return vec![explain(r)];
+    }
+    let facts: Vec<Facts> = r
+        .variants
+        .iter()
+        .map(|v| Facts::of(v, r.counters.get(v).unwrap_or(&Counters::new())))
+        .collect();
+    facts[1..].iter().map(|b| compare(&facts[0], b)).collect()
+}
+
 fn compare(a: &Facts, b: &Facts) -> String {
     let local_gap = (a.local_pct - b.local_pct).abs();
     let (ba, bb) = (
@@ -355,5 +369,31 @@ mod tests {
         moves.push(("migrations.balance.MC", 300));
         let s = explain(&counters(&moves, &wake));
         assert!(s.starts_with("A moved tasks by load balancing 300 times, mostly at the MC level; B only 0 times."), "{s}");
+    }
+
+    #[test]
+    fn each_later_variant_is_explained_against_the_first() {
+        let mut exp = presets::get("retune-lat-ctx").unwrap();
+        let mut c = exp.variants[0].clone();
+        c.label = "C".into();
+        exp.variants.push(c);
+        let r = run_all(&exp, &mut |_, _| true).unwrap();
+        let each = explain_each(&r);
+        assert_eq!(each.len(), 2);
+        let (a, b) = (&r.variants[0], &r.variants[1]);
+        assert!(
+            each[0].contains(a.as_str()) && each[0].contains(b.as_str()),
+            "{}",
+            each[0]
+        );
+        assert_eq!(each[0], explain(&r), "B against A is what explain says");
+        assert!(
+            each[1].starts_with(&format!("{a} and C placed wakeups alike")),
+            "{}",
+            each[1]
+        );
+        exp.variants.pop();
+        let r = run_all(&exp, &mut |_, _| true).unwrap();
+        assert_eq!(explain_each(&r), vec![explain(&r)]);
     }
 }

@@ -626,13 +626,7 @@ pub fn import_machine(name: &str, text: &str) -> Result<MachineSpec> {
     if !text.trim_start().starts_with('{') {
         return parse_lscpu(name, text);
     }
-    let mut spec: MachineSpec = serde_json::from_str(text).map_err(|e| {
-        Error::invalid(format!(
-            "machine JSON line {}, column {}: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let mut spec: MachineSpec = crate::error::from_json("machine JSON", text)?;
     spec.calibration = None;
     Topology::from_spec(&spec)?;
     Ok(spec)
@@ -925,7 +919,7 @@ mod tests {
         let err = import_machine("x", "{\"name\": 1}")
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("machine JSON line 1"), "{err}");
+        assert!(err.starts_with("machine JSON at name (line 1"), "{err}");
         assert_eq!(import_machine("x", LSCPU_2S_SMT).unwrap().name, "x");
     }
 

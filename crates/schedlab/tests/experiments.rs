@@ -145,7 +145,7 @@ fn golden_links_keep_decoding() {
 fn bad_experiments_say_what_and_where() {
     let err = |json: &str| Experiment::from_json(json).unwrap_err().to_string();
     assert!(
-        err("{\"version\": 1,\n \"name\": ").starts_with("line 2, column"),
+        err("{\"version\": 1,\n \"name\": ").starts_with("experiment JSON (line 2, column"),
         "{}",
         err("{\"version\": 1,\n \"name\": ")
     );

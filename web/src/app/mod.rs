@@ -12,11 +12,12 @@ pub mod shortcuts;
 use crate::export::{copy_to_clipboard, download};
 use crate::gallery::Gallery;
 use crate::help::{self, HelpOverlay};
+use crate::history::{self, HistoryList, Record};
 use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
 use crate::panels::workload::WorkloadPanel;
-use crate::results::{chart_figure, ResultsView};
+use crate::results::{Charts, ResultsView};
 use crate::run::{RunResults, RunView};
 use crate::state::{Edit, Editor, FieldId};
 use link_sync::{use_link_sync, use_linked_editor};
@@ -36,6 +37,55 @@ pub fn App() -> Html {
     let theme = use_state(help::saved_theme);
     let copied = use_state(|| None::<&'static str>);
     let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
+    let runs = use_state(|| Rc::new(history::load()));
+    let pinned = use_state(history::load_pinned);
+    // A finished run is kept, with what changed since the run before.
+    {
+        let (runs, view) = (runs.clone(), run.clone());
+        let done = view.results.is_some() && !link::is_embed();
+        use_effect_with((view.generation, done), move |(_, done)| {
+            if let (true, Some(r), Some(exp)) = (*done, &view.results, &view.experiment) {
+                let rec = Record::of(
+                    exp,
+                    &r.results,
+                    link::share_url(exp),
+                    js_sys::Date::now(),
+                    &runs,
+                );
+                let next = history::push(&runs, rec);
+                history::save(&next);
+                runs.set(Rc::new(next));
+            }
+        });
+    }
+    let on_pin = {
+        let pinned = pinned.clone();
+        Callback::from(move |id: Option<u64>| {
+            history::save_pinned(id);
+            pinned.set(id);
+        })
+    };
+    let on_clear = {
+        let (runs, pinned) = (runs.clone(), pinned.clone());
+        Callback::from(move |()| {
+            history::save(&[]);
+            history::save_pinned(None);
+            runs.set(Rc::new(Vec::new()));
+            pinned.set(None);
+        })
+    };
+    let on_open = {
+        let editor = editor.clone();
+        Callback::from(move |exp: schedlab::experiment::Experiment| {
+            editor.dispatch(Edit::Load(Box::new(exp)))
+        })
+    };
+    // The pinned run, unless it is the one shown.
+    let baseline = (*pinned).and_then(|id| {
+        let rec = runs.iter().find(|r| r.id == id)?;
+        let latest = runs.last().map(|r| r.id);
+        (latest != Some(id) || run.running()).then(|| Rc::new((rec.name(), rec.results())))
+    });
 
     let on_cancel = {
         let runner = runner.clone();
@@ -164,9 +214,10 @@ pub fn App() -> Html {
             if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
             if let Some(r) = &shown {
                 <div class={classes!(run.running().then_some("stale"))}>
-                    <ResultsView results={r.clone()} name={results_name} />
+                    <ResultsView results={r.clone()} name={results_name} baseline={baseline.clone()} />
                 </div>
             }
+            <HistoryList history={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
             <div class="panels">
                 <MachinePanel editor={editor.clone()} />
                 <WorkloadPanel editor={editor.clone()} />
@@ -177,7 +228,7 @@ pub fn App() -> Html {
                 <div class="actions">
                     <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
                 </div>
-                <pre id="experiment-json">{ exp.to_json() }</pre>
+                <pre id="experiment-json" tabindex="0">{ exp.to_json() }</pre>
             </details>
             if *help_open {
                 <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
@@ -201,8 +252,8 @@ fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> 
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
             if let Some(r) = shown(run) {
                 <div class={classes!("embed-results", run.running().then_some("stale"))}>
-                    { for r.charts.iter().take(1).map(|c| chart_figure(c, &results_name)) }
-                    <pre id="results-table">{ r.table.clone() }</pre>
+                    <Charts results={r.clone()} name={results_name} limit={2} />
+                    <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
                 </div>
             } else {
                 <p class="hint">{ exp.description.clone() }</p>
@@ -248,8 +299,7 @@ fn status_line(run: &RunView) -> Html {
         <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
             <progress max="1" value={format!("{:.4}", run.fraction())}
                 class={classes!((!run.running()).then_some("idle"))} />
-            { text }
-            { for workers }
+            <span class="status-text">{ text }{ for workers }</span>
         </p>
     }
 }

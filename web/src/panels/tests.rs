@@ -174,6 +174,16 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
             }
             .into(),
         );
+        for name in exp.variants[i].workload.keys() {
+            edits.push(
+                WorkloadEdit::VariantParam {
+                    variant: i,
+                    name: name.clone(),
+                    text: Some(text()),
+                }
+                .into(),
+            );
+        }
         edits.push(variant(VariantEdit::Label(text())));
         edits.push(variant(VariantEdit::Era(Era::ALL[0])));
         let Ok(k) = ed.knobs_of(i) else {
@@ -246,6 +256,7 @@ fn kind(e: &Edit) -> &'static str {
             WorkloadEdit::Kind(_) => "kind",
             WorkloadEdit::Param { .. } => "param",
             WorkloadEdit::Variant { .. } => "variant workload",
+            WorkloadEdit::VariantParam { .. } => "variant param",
             WorkloadEdit::Sweep { .. } => "sweep",
             WorkloadEdit::Seed(_) => "seed",
             WorkloadEdit::Repeats(_) => "repeats",
@@ -254,7 +265,7 @@ fn kind(e: &Edit) -> &'static str {
 }
 
 /// Every kind of edit made at a field of a panel.
-const KINDS: [&str; 20] = [
+const KINDS: [&str; 21] = [
     "machine preset",
     "machine custom",
     "lscpu",
@@ -272,6 +283,7 @@ const KINDS: [&str; 20] = [
     "kind",
     "param",
     "variant workload",
+    "variant param",
     "sweep",
     "seed",
     "repeats",

@@ -4,9 +4,9 @@
 
 use super::Props;
 use crate::fields::{self, plain, Form};
-use crate::state::{FieldId, WorkloadEdit};
+use crate::state::{starting_value, Edit, FieldId, VariantField, WorkloadEdit};
 use schedlab::workload::bench::{ParamInfo, KINDS};
-use web_sys::HtmlInputElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 #[function_component]
@@ -26,26 +26,14 @@ pub fn view(form: &Form) -> Html {
         .params()
         .iter()
         .map(|p| param(form, p, &values[p.name]));
-    let overrides = exp.variants.iter().enumerate().map(|(i, v)| {
-        let text = if v.workload.is_empty() {
-            String::new()
-        } else {
-            serde_json::to_string(&v.workload).expect("serialises")
-        };
-        fields::text(
-            form,
-            html! { format!("{} only", v.label) },
-            text,
-            move |text| WorkloadEdit::Variant { variant: i, text },
-        )
-    });
+    let overrides = (0..exp.variants.len()).map(|i| variant_changes(form, i));
     html! {
         <section class="panel" id="workload-panel" aria-labelledby="workload-h">
             <h2 id="workload-h">{ "Workload" }</h2>
             { fields::select(form, html! { "Benchmark" }, kinds, bench.kind(), WorkloadEdit::Kind) }
             <div class="grid-fields">{ for params }</div>
-            <h3>{ "Per variant (JSON, e.g. {\"affinity\": \"0\"})" }</h3>
-            <div class="grid-fields">{ for overrides }</div>
+            <h3>{ "Per variant" }</h3>
+            <div class="variant-changes-all">{ for overrides }</div>
             <h3>{ "Sweep" }</h3>
             { sweep(form) }
             <div class="grid-fields">
@@ -125,5 +113,92 @@ fn sweep(form: &Form) -> Html {
             { fields::text(form, html! { "values" }, values,
                 move |values| WorkloadEdit::Sweep { param: param_now.clone(), values }) }
         </div>
+    }
+}
+
+/// Variant `i`'s own workload: each changed parameter as a field (typed as
+/// the base's; an affinity as `taskset -c` takes it), one to add, and the
+/// same as JSON.
+fn variant_changes(form: &Form, i: usize) -> Html {
+    let exp = &form.editor.experiment;
+    let v = &exp.variants[i];
+    let params = exp.workload.params();
+    let changed = v.workload.iter().map(|(name, value)| {
+        let flag = params
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.flag)
+            .unwrap_or("");
+        let label = html! {
+            <>
+                { name.clone() }
+                if !flag.is_empty() { <code class="flag">{ flag }</code> }
+            </>
+        };
+        let n = name.clone();
+        let remove = form.on(WorkloadEdit::VariantParam {
+            variant: i,
+            name: name.clone(),
+            text: None,
+        });
+        html! {
+            <div class="change">
+                { fields::text(form, label, plain(value), move |text| WorkloadEdit::VariantParam {
+                    variant: i,
+                    name: n.clone(),
+                    text: Some(text),
+                }) }
+                <button class="icon" onclick={remove} title={format!("Drop {}'s change to {name}", v.label)}
+                    aria-label={format!("Drop {}'s change to {name}", v.label)}>{ "×" }</button>
+            </div>
+        }
+    });
+    let addable: Vec<&str> = params
+        .iter()
+        .map(|p| p.name)
+        .filter(|n| !v.workload.contains_key(*n))
+        .collect();
+    let add = {
+        let (edit, bench) = (form.edit.clone(), exp.workload.clone());
+        Callback::from(move |e: Event| {
+            let s: HtmlSelectElement = e.target_unchecked_into();
+            let name = s.value();
+            s.set_value("");
+            if !name.is_empty() {
+                edit.emit(Edit::from(WorkloadEdit::VariantParam {
+                    variant: i,
+                    text: Some(starting_value(&bench, &name)),
+                    name,
+                }));
+            }
+        })
+    };
+    let json = if v.workload.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(&v.workload).expect("serialises")
+    };
+    let json_field = FieldId::Variant(i, VariantField::Workload);
+    let json_open = form.editor.error_at(&json_field).is_some();
+    html! {
+        <fieldset class="variant-changes" data-changes-of={i.to_string()}>
+            <legend>{ format!("{} only", v.label) }</legend>
+            if v.workload.is_empty() { <p class="hint">{ "Runs the benchmark as above." }</p> }
+            <div class="grid-fields">{ for changed }</div>
+            if !addable.is_empty() {
+                <label class="add-change">
+                    <span class="visually-hidden">{ format!("Change a parameter for {} only", v.label) }</span>
+                    <select data-add-change={i.to_string()} onchange={add}>
+                        <option value="" selected=true>{ "+ change a parameter…" }</option>
+                        { for addable.iter().map(|n| html! { <option value={n.to_string()}>{ *n }</option> }) }
+                    </select>
+                </label>
+            }
+            <details open={json_open}>
+                <summary>{ "as JSON" }</summary>
+                { fields::text(form, html! { format!("{} only (JSON, e.g. {{\"affinity\": \"0\"}})", v.label) }, json,
+                    move |text| WorkloadEdit::Variant { variant: i, text }) }
+            </details>
+        </fieldset>
     }
 }

@@ -93,6 +93,13 @@ pub enum WorkloadEdit {
         variant: usize,
         text: String,
     },
+    /// One parameter of a variant's own workload: set as typed (added if
+    /// new), or dropped (None).
+    VariantParam {
+        variant: usize,
+        name: String,
+        text: Option<String>,
+    },
     /// The sweep: a parameter (empty for none) and its values, comma separated.
     Sweep {
         param: String,
@@ -200,6 +207,9 @@ impl WorkloadEdit {
             WorkloadEdit::Variant { variant, .. } => {
                 FieldId::Variant(*variant, VariantField::Workload)
             }
+            WorkloadEdit::VariantParam { variant, name, .. } => {
+                FieldId::Variant(*variant, VariantField::WorkloadParam(name.clone()))
+            }
             WorkloadEdit::Sweep { .. } => FieldId::Sweep,
             WorkloadEdit::Seed(_) => FieldId::Seed,
             WorkloadEdit::Repeats(_) => FieldId::Repeats,
@@ -214,6 +224,7 @@ impl WorkloadEdit {
             | WorkloadEdit::Seed(t)
             | WorkloadEdit::Repeats(t) => Some(t),
             WorkloadEdit::Sweep { values, .. } => Some(values),
+            WorkloadEdit::VariantParam { text, .. } => text.as_deref(),
         }
     }
 }

@@ -59,6 +59,8 @@ pub enum VariantField {
     Tunable(String),
     /// The variant's own workload changes (JSON).
     Workload,
+    /// One of the variant's own workload changes: a benchmark parameter.
+    WorkloadParam(String),
 }
 
 /// A field of the hand-built machine's shape.
@@ -157,6 +159,7 @@ impl fmt::Display for VariantField {
             VariantField::Feature(name) => write!(f, "feature.{name}"),
             VariantField::Tunable(name) => write!(f, "tunable.{name}"),
             VariantField::Workload => f.write_str("workload"),
+            VariantField::WorkloadParam(name) => write!(f, "workload.{name}"),
         }
     }
 }

@@ -63,12 +63,17 @@ fn set_cost(exp: &mut Experiment, key: &str, text: &str) -> Applied {
                 .collect::<Result<Vec<u64>, Error>>()?,
         ),
         serde_json::Value::Array(_) => {
-            serde_json::from_str(text).map_err(|e| invalid(format!("cost {key} is JSON: {e}")))?
+            schedlab::error::from_json::<serde_json::Value>(&format!("cost {key} (JSON)"), text)?
         }
         _ => return Err(invalid(format!("unknown machine cost {key}"))),
     };
     costs[key] = value;
-    spec.costs = serde_json::from_value(costs).map_err(|e| invalid(format!("cost {key}: {e}")))?;
+    spec.costs = serde_json::from_value(costs).map_err(|e| {
+        invalid(format!(
+            "cost {key}: {}",
+            schedlab::error::serde_in_words(&e.to_string())
+        ))
+    })?;
     Topology::from_spec(spec)?;
     Ok(None)
 }

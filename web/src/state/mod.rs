@@ -32,6 +32,7 @@ use schedlab::topology::Topology;
 use schedlab::{presets, Error};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+pub use workload::starting_value;
 use yew::Reducible;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -165,7 +166,7 @@ fn apply(exp: &mut Experiment, action: Edit) -> Applied {
     }
 }
 
-fn topology(exp: &Experiment) -> Result<Topology, Error> {
+pub(super) fn topology(exp: &Experiment) -> Result<Topology, Error> {
     Topology::from_spec(&exp.machine.spec()?)
 }
 

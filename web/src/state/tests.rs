@@ -280,13 +280,62 @@ fn costs_edit_as_numbers_lists_or_json_with_the_cores_checks() {
         (900, 20, 1)
     );
     let bad = cost(ed.clone(), "cstates", "[{\"name\":");
-    assert!(bad
-        .error_at(&FieldId::Cost("cstates".into()))
-        .unwrap()
-        .contains("cost cstates is JSON"));
+    assert!(
+        bad.error_at(&FieldId::Cost("cstates".into()))
+            .unwrap()
+            .contains("the text ends where a value should be"),
+        "{:?}",
+        bad.error_at(&FieldId::Cost("cstates".into()))
+    );
     let short = cost(ed, "miss_ns", "5, 20");
     assert!(short
         .error_at(&FieldId::Cost("miss_ns".into()))
         .unwrap()
         .contains("cost miss_ns"));
+}
+
+#[test]
+fn per_variant_changes_are_fields_checked_like_the_base() {
+    let ed = Editor::preset("kvm-pipe-test-pinning");
+    let set = |ed, variant, name: &str, text: Option<&str>| {
+        edit(
+            ed,
+            WorkloadEdit::VariantParam {
+                variant,
+                name: name.into(),
+                text: text.map(str::to_string),
+            }
+            .into(),
+        )
+    };
+    // A taskset -c list for the free variant, and its loops.
+    let ed2 = set(ed.clone(), 1, "affinity", Some("0-1"));
+    let ed2 = set(ed2, 1, "loops", Some("5000"));
+    assert!(ed2.is_valid(), "{:?}", ed2.invalid);
+    let free = &ed2.experiment.variants[1].workload;
+    assert_eq!(free["affinity"], "0-1");
+    assert_eq!(free["loops"], 5000);
+    // A CPU the machine does not have, and text that is no number: at the field.
+    let field = FieldId::Variant(1, VariantField::WorkloadParam("affinity".into()));
+    let bad = set(ed2.clone(), 1, "affinity", Some("0-7"));
+    let err = bad.error_at(&field).expect("shown at the field");
+    assert!(err.contains("0-7"), "{err}");
+    assert!(!bad.is_valid());
+    let loops = FieldId::Variant(1, VariantField::WorkloadParam("loops".into()));
+    let bad = set(ed2.clone(), 1, "loops", Some("many"));
+    assert!(bad
+        .error_at(&loops)
+        .unwrap()
+        .contains("\"many\" is not a whole number"));
+    assert_eq!(
+        bad.experiment, ed2.experiment,
+        "a refused edit changes nothing"
+    );
+    // Dropped: the variant runs the base again.
+    let back = set(set(ed2, 1, "affinity", None), 1, "loops", None);
+    assert!(back.experiment.variants[1].workload.is_empty());
+    assert_eq!(back.experiment, ed.experiment);
+    // A new change starts from the base's value (CPU 0 for an unset affinity).
+    assert_eq!(starting_value(&ed.experiment.workload, "loops"), "20000");
+    assert_eq!(starting_value(&ed.experiment.workload, "affinity"), "0");
 }

@@ -6,6 +6,7 @@ use super::policy::variant_mut;
 use super::{Applied, WorkloadEdit};
 use schedlab::experiment::{Experiment, Sweep};
 use schedlab::workload::bench::Benchmark;
+use schedlab::workload::program::parse_cpulist;
 use schedlab::Error;
 use std::collections::BTreeMap;
 
@@ -16,6 +17,11 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
         WorkloadEdit::Variant { variant, text } => {
             set_variant_workload(exp, variant, &text).map(|()| None)
         }
+        WorkloadEdit::VariantParam {
+            variant,
+            name,
+            text,
+        } => set_variant_param(exp, variant, &name, text.as_deref()).map(|()| None),
         WorkloadEdit::Sweep { param, values } => set_sweep(exp, param, &values).map(|()| None),
         WorkloadEdit::Seed(text) => {
             exp.seed = parse_u64(&text)?;
@@ -59,6 +65,7 @@ fn set_kind(exp: &mut Experiment, kind: &str) -> Applied {
 /// whole experiment, so fixing either field clears them.
 fn set_param(exp: &mut Experiment, name: &str, text: &str) -> Result<(), Error> {
     let value = param_value(&exp.workload, name, text)?;
+    check_cpus(exp, name, &value)?;
     exp.workload = if value.is_null() {
         without_param(&exp.workload, name)?
     } else {
@@ -71,17 +78,69 @@ fn set_variant_workload(exp: &mut Experiment, i: usize, text: &str) -> Result<()
     let changes: BTreeMap<String, serde_json::Value> = if text.trim().is_empty() {
         BTreeMap::new()
     } else {
-        serde_json::from_str(text).map_err(|e| {
-            invalid(format!(
-                "expected a JSON object such as {{\"affinity\": \"0\"}}: {e}"
-            ))
-        })?
+        schedlab::error::from_json(
+            "these changes (a JSON object such as {\"affinity\": \"0\"})",
+            text,
+        )?
     };
     for (k, v) in &changes {
         exp.workload.with_param(k, v)?;
     }
     variant_mut(exp, i)?.workload = changes;
     Ok(())
+}
+
+/// One of variant `i`'s own parameters, typed as the base's are (an
+/// affinity as `taskset -c` takes it: "0-3,8"); `None`, or an optional one
+/// left empty, drops the change. Its range and CPUs are checked with the
+/// whole experiment, at this field.
+fn set_variant_param(
+    exp: &mut Experiment,
+    i: usize,
+    name: &str,
+    text: Option<&str>,
+) -> Result<(), Error> {
+    let value = match text {
+        Some(t) => param_value(&exp.workload, name, t)?,
+        None => serde_json::Value::Null,
+    };
+    if !value.is_null() {
+        exp.workload.with_param(name, &value)?;
+        check_cpus(exp, name, &value)?;
+    }
+    let changes = &mut variant_mut(exp, i)?.workload;
+    if value.is_null() {
+        changes.remove(name);
+    } else {
+        changes.insert(name.to_string(), value);
+    }
+    Ok(())
+}
+
+/// An affinity names CPUs this machine has, in `taskset -c` syntax: checked
+/// as it is typed, not when the run starts.
+fn check_cpus(exp: &Experiment, name: &str, value: &serde_json::Value) -> Result<(), Error> {
+    let (Some(list), true) = (value.as_str(), name.ends_with("affinity")) else {
+        return Ok(());
+    };
+    match super::topology(exp) {
+        Ok(t) => parse_cpulist(list, t.ncpus())
+            .map(|_| ())
+            .map_err(|e| invalid(format!("{name} (as taskset -c takes it, e.g. 0-3,8): {e}"))),
+        // A machine being fixed elsewhere: checked with the whole experiment.
+        Err(_) => Ok(()),
+    }
+}
+
+/// The value a new change to `name` starts from: the base's, or for an
+/// unset affinity, CPU 0.
+pub fn starting_value(bench: &Benchmark, name: &str) -> String {
+    let current = serde_json::to_value(bench).expect("a benchmark serialises")[name].clone();
+    match current {
+        serde_json::Value::Null => "0".to_string(),
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }
 }
 
 /// The sweep over `param` (none if empty); a new sweep starts at the
@@ -111,5 +170,10 @@ fn set_sweep(exp: &mut Experiment, param: String, values: &str) -> Result<(), Er
 fn without_param(bench: &Benchmark, name: &str) -> Result<Benchmark, Error> {
     let mut v = serde_json::to_value(bench).expect("a benchmark serialises");
     v.as_object_mut().expect("an object").remove(name);
-    serde_json::from_value(v).map_err(|e| invalid(e.to_string()))
+    serde_json::from_value(v).map_err(|e| {
+        invalid(format!(
+            "{name} cannot be cleared: {}",
+            schedlab::error::serde_in_words(&e.to_string())
+        ))
+    })
 }
