@@ -9,7 +9,7 @@
 //! [`assemble`] turns the points' outcomes into [`Results`]. The same
 //! experiment gives the same results however the points are scheduled.
 
-use crate::engine::stats::{TraceEvent, TraceWindow};
+use crate::engine::stats::{LatencyHist, TraceEvent, TraceWindow};
 use crate::engine::{RunOutput, Sim, SimConfig};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -137,6 +137,9 @@ pub struct PointOutcome {
     pub text: String,
     pub counters: BTreeMap<String, u64>,
     pub events: u64,
+    /// Every task's wakeup-to-running latencies in the measured part, merged.
+    #[serde(default)]
+    pub wakeup_latency: LatencyHist,
     /// A short window of the run, every switch, wakeup and migration in it
     /// (empty unless the point is `traced`).
     pub trace: Trace,
@@ -335,6 +338,10 @@ pub fn run_point(
     }
     let out: RunOutput = sim.finish();
     let report = point.workload.report(&out);
+    let mut wakeup_latency = LatencyHist::default();
+    for t in &out.tasks {
+        wakeup_latency.merge(&t.wakeup_latency);
+    }
     let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
     let trace = if point.traced {
         Trace {
@@ -353,6 +360,7 @@ pub fn run_point(
         text: report.text,
         counters: out.counters,
         events: out.events,
+        wakeup_latency,
         trace,
     })
 }
@@ -373,6 +381,35 @@ pub struct Row {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub series: BTreeMap<String, Vec<f64>>,
     pub text: BTreeMap<String, String>,
+    /// Wakeup-to-running latency of every task, over the variant's repeats.
+    pub wakeup_latency: BTreeMap<String, LatencySummary>,
+}
+
+/// Percentiles of a wakeup-latency histogram, and the histogram itself
+/// (non-empty buckets as lowest value in ns and count) for a CDF.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencySummary {
+    pub wakeups: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p99_9_ns: u64,
+    pub max_ns: u64,
+    pub histogram: Vec<(u64, u64)>,
+}
+
+impl LatencySummary {
+    pub fn of(h: &LatencyHist) -> Self {
+        LatencySummary {
+            wakeups: h.count,
+            p50_ns: h.percentile_ns(500),
+            p90_ns: h.percentile_ns(900),
+            p99_ns: h.percentile_ns(990),
+            p99_9_ns: h.percentile_ns(999),
+            max_ns: h.max_ns,
+            histogram: h.nonempty().collect(),
+        }
+    }
 }
 
 /// An experiment's results: the object `schedlab run --format json` prints.
@@ -404,6 +441,7 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
             spread: BTreeMap::new(),
             series: BTreeMap::new(),
             text: BTreeMap::new(),
+            wakeup_latency: BTreeMap::new(),
         };
         for (vi, label) in labels.iter().enumerate() {
             let mine: Vec<&PointOutcome> = points
@@ -431,6 +469,12 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
                 }
                 row.text.insert(label.clone(), first.text.clone());
             }
+            let mut latency = LatencyHist::default();
+            for o in &mine {
+                latency.merge(&o.wakeup_latency);
+            }
+            row.wakeup_latency
+                .insert(label.clone(), LatencySummary::of(&latency));
             let sums = counters.entry(label.clone()).or_default();
             for o in &mine {
                 for (k, v) in &o.counters {

@@ -95,6 +95,8 @@ pub struct TaskSummary {
     pub sum_exec_ns: u64,
     pub exited_ns: Option<u64>,
     pub last_cpu: usize,
+    /// From each measured wakeup to the task's running.
+    pub wakeup_latency: stats::LatencyHist,
 }
 
 /// Counter indexes the engine bumps on its hot path.
@@ -350,6 +352,7 @@ impl Sim {
                     sum_exec_ns: self.ents[i].sum_exec_ns,
                     exited_ns: t.exited_ns,
                     last_cpu: t.cpu,
+                    wakeup_latency: t.wakeup_latency.clone(),
                 })
                 .collect(),
             channels: self.chans.iter().map(|c| c.stats).collect(),

@@ -3,7 +3,7 @@
 //! and waking tasks up (locally, by direct remote enqueue, or by IPI).
 
 use super::cpu::{CpuState, SegKind};
-use super::stats::TraceEvent;
+use super::stats::{LatencyHist, TraceEvent};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
@@ -80,6 +80,10 @@ pub(crate) struct Task {
     rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
+    /// When the task was last woken and has not run since.
+    woken_ns: Option<u64>,
+    /// Wakeup-to-running latencies of wakeups in the measured part.
+    pub wakeup_latency: LatencyHist,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
 }
@@ -165,6 +169,8 @@ impl Sim {
             rng: Pcg32::new(mix(self.seed ^ mix(id as u64)), id as u64),
             last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
+            woken_ns: None,
+            wakeup_latency: LatencyHist::default(),
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
@@ -358,6 +364,11 @@ impl Sim {
         match pending {
             Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
             Pending::SwitchIn => {
+                if let Some(at) = self.tasks[task].woken_ns.take() {
+                    if at >= self.measure_from_ns {
+                        self.tasks[task].wakeup_latency.record(self.now - at);
+                    }
+                }
                 let ws = self.tasks[task].working_set_kib;
                 let warm = self.tasks[task].warm_cpu.replace(cpu);
                 match warm {
@@ -490,6 +501,7 @@ impl Sim {
         if sync {
             self.counters.bump(self.ids.ttwu_sync);
         }
+        self.tasks[task].woken_ns = Some(self.now);
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);
         self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
