@@ -257,7 +257,12 @@ impl Experiment {
                 for (k, v) in &variant.workload {
                     workload = workload.with_param(k, v)?;
                 }
-                workload.build()?;
+                let built = workload.build()?;
+                if let Benchmark::Custom(_) = workload {
+                    // Channel numbers, cpulists, loop bodies: caught now, by path.
+                    crate::workload::program::Workload::compile(&built.spec, topology.ncpus())
+                        .map_err(|e| Error::invalid(format!("workload.{e}")))?;
+                }
                 for repeat in 0..self.repeats {
                     points.push(Point {
                         x: xi,

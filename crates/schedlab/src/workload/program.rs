@@ -263,26 +263,29 @@ impl Workload {
     }
 
     fn compile_task(&mut self, t: &TaskSpec, at: &str, ncpus: usize) -> Result<TaskTemplate> {
+        let who = format!("task {:?}", t.name);
         if !(-20..=19).contains(&t.nice) {
             return Err(Error::invalid(format!(
-                "{at} ({}): nice {} is not in -20..=19",
-                t.name, t.nice
+                "{at}.nice ({who}): nice {} is not in -20..=19",
+                t.nice
             )));
         }
         let affinity = match &t.affinity {
             Some(list) => Some(
                 parse_cpulist(list, ncpus)
-                    .map_err(|e| Error::invalid(format!("{at} ({}): {e}", t.name)))?,
+                    .map_err(|e| Error::invalid(format!("{at}.affinity ({who}): {e}")))?,
             ),
             None => None,
         };
+        if let Some(cpu) = t.start_cpu {
+            if cpu >= ncpus {
+                return Err(Error::invalid(format!(
+                    "{at}.start_cpu ({who}): CPU {cpu} does not exist (the machine has {ncpus})"
+                )));
+            }
+        }
         let mut code = Vec::new();
-        self.compile_ops(
-            &t.program,
-            &mut code,
-            &format!("{at} ({}).program", t.name),
-            ncpus,
-        )?;
+        self.compile_ops(&t.program, &mut code, &format!("{at}.program"), &who, ncpus)?;
         Ok(TaskTemplate {
             name: t.name.clone(),
             nice: t.nice,
@@ -299,18 +302,19 @@ impl Workload {
         count: u64,
         body: &[Op],
         code: &mut Vec<Insn>,
-        here: &str,
+        (here, body_at, who): (&str, &str, &str),
         ncpus: usize,
     ) -> Result<()> {
         // A body that takes no time would spin forever at one instant.
         if !body.iter().any(takes_time) {
+            let what = if count == u64::MAX { "forever" } else { "loop" };
             return Err(Error::invalid(format!(
-                "{here}: a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
+                "{here} ({who}, {what}): a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
             )));
         }
         code.push(Insn::LoopStart { count });
         let start = code.len();
-        self.compile_ops(body, code, &format!("{here}.body"), ncpus)?;
+        self.compile_ops(body, code, body_at, who, ncpus)?;
         code.push(Insn::LoopEnd { body: start });
         Ok(())
     }
@@ -320,19 +324,21 @@ impl Workload {
         ops: &[Op],
         code: &mut Vec<Insn>,
         at: &str,
+        who: &str,
         ncpus: usize,
     ) -> Result<()> {
         for (i, op) in ops.iter().enumerate() {
             let here = format!("{at}[{i}]");
+            let fail =
+                |msg: String| Error::invalid(format!("{here} ({who}, {}): {msg}", op.name()));
             match op {
                 Op::Compute(t) | Op::Sleep(t) => {
                     if t.jitter_pct > 100 {
-                        return Err(Error::invalid(format!(
-                            "{here}: jitter_pct {} is over 100",
-                            t.jitter_pct
-                        )));
+                        return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
                     }
-                    limits::SIM_TIME_NS.check(&format!("{here}: ns"), t.ns)?;
+                    limits::SIM_TIME_NS
+                        .check("ns", t.ns)
+                        .map_err(|e| fail(e.to_string()))?;
                     code.push(if matches!(op, Op::Compute(_)) {
                         Insn::Compute(*t)
                     } else {
@@ -341,17 +347,17 @@ impl Workload {
                 }
                 Op::Write { chan, bytes } | Op::Read { chan, bytes } => {
                     if *chan >= self.channels.len() {
-                        return Err(Error::invalid(format!(
-                            "{here}: channel {chan} does not exist (the workload has {})",
+                        return Err(fail(format!(
+                            "channel {chan} does not exist (the workload has {})",
                             self.channels.len()
                         )));
                     }
                     if *bytes == 0 {
-                        return Err(Error::invalid(format!("{here}: bytes must be at least 1")));
+                        return Err(fail("bytes must be at least 1".into()));
                     }
                     if matches!(op, Op::Write { .. }) && *bytes > self.channels[*chan].capacity {
-                        return Err(Error::invalid(format!(
-                            "{here}: a {bytes}-byte write can never fit channel {chan}'s {}-byte buffer",
+                        return Err(fail(format!(
+                            "a {bytes}-byte write can never fit channel {chan}'s {}-byte buffer",
                             self.channels[*chan].capacity
                         )));
                     }
@@ -368,12 +374,22 @@ impl Workload {
                     });
                 }
                 Op::Loop { count: 0, .. } => {
-                    return Err(Error::invalid(format!(
-                        "{here}: a loop needs a count of at least 1"
-                    )));
+                    return Err(fail("a loop needs a count of at least 1".into()));
                 }
-                Op::Loop { count, body } => self.compile_loop(*count, body, code, &here, ncpus)?,
-                Op::Forever(body) => self.compile_loop(u64::MAX, body, code, &here, ncpus)?,
+                Op::Loop { count, body } => self.compile_loop(
+                    *count,
+                    body,
+                    code,
+                    (&here, &format!("{here}.loop.body"), who),
+                    ncpus,
+                )?,
+                Op::Forever(body) => self.compile_loop(
+                    u64::MAX,
+                    body,
+                    code,
+                    (&here, &format!("{here}.forever"), who),
+                    ncpus,
+                )?,
                 Op::Mark(label) => {
                     let id = match self.labels.iter().position(|l| l == label) {
                         Some(id) => id,
@@ -392,6 +408,22 @@ impl Workload {
             }
         }
         Ok(())
+    }
+}
+
+impl Op {
+    /// The instruction's name as the JSON spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Compute(_) => "compute",
+            Op::Write { .. } => "write",
+            Op::Read { .. } => "read",
+            Op::Sleep(_) => "sleep",
+            Op::Loop { .. } => "loop",
+            Op::Forever(_) => "forever",
+            Op::Mark(_) => "mark",
+            Op::Fork(_) => "fork",
+        }
     }
 }
 
@@ -441,7 +473,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "tasks[0] (a).program[0].body[0]: channel 3 does not exist (the workload has 0)"
+            "tasks[0].program[0].loop.body[0] (task \"a\", read): channel 3 does not exist (the workload has 0)"
         );
 
         let err = Workload::compile(
@@ -452,7 +484,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "tasks[0] (a): cpulist \"0-4\": \"0-4\" is not a range of CPUs 0..=3"
+            "tasks[0].affinity (task \"a\"): cpulist \"0-4\": \"0-4\" is not a range of CPUs 0..=3"
         );
 
         let err = Workload::compile(&spec(r#"{"tasks":[{"name":"a","program":[{"loop":{"count":0,"body":[{"compute":{"ns":1}}]}}]}]}"#), 1)

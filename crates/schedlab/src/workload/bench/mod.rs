@@ -3,6 +3,7 @@
 //! tool's parameter names and defaults, builds a [`WorkloadSpec`], and reads
 //! what the tool would print from the run's timing points and traffic.
 
+mod custom;
 mod hackbench;
 mod lat_ctx;
 mod netperf;
@@ -10,6 +11,7 @@ mod pipe;
 mod sysbench;
 mod tbench;
 
+pub use custom::{Custom, CustomMetric};
 pub use hackbench::Hackbench;
 pub use lat_ctx::LatCtx;
 pub use netperf::{Netperf, NetperfTest};
@@ -33,6 +35,7 @@ pub enum Benchmark {
     Tbench(Tbench),
     Netperf(Netperf),
     Sysbench(Sysbench),
+    Custom(Custom),
 }
 
 /// Which way a metric is better.
@@ -80,6 +83,7 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Custom(_) => "custom",
         }
     }
 
@@ -93,6 +97,7 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.build(),
             Benchmark::Netperf(b) => b.build(),
             Benchmark::Sysbench(b) => b.build(),
+            Benchmark::Custom(b) => b.build(),
         }
     }
 
@@ -129,6 +134,7 @@ impl Benchmark {
                 unit: "per sec",
                 better: Better::Higher,
             },
+            Benchmark::Custom(c) => c.metric(),
         }
     }
 
@@ -142,6 +148,7 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.report(out),
             Benchmark::Netperf(b) => b.report(out),
             Benchmark::Sysbench(b) => b.report(out),
+            Benchmark::Custom(b) => b.report(out),
         }
     }
 
@@ -183,13 +190,18 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Custom(_) => "custom",
         }
     }
 
-    /// The benchmark `kind` with every parameter at the tool's default.
+    /// The benchmark `kind` with every parameter at the tool's default (a
+    /// small producer and consumer for `custom`).
     pub fn default_of(kind: &str) -> Result<Benchmark> {
         if !KINDS.contains(&kind) {
             return Err(Error::unknown("workload kind", kind, KINDS));
+        }
+        if kind == "custom" {
+            return Ok(Benchmark::Custom(Custom::example()));
         }
         serde_json::from_value(serde_json::json!({ "kind": kind }))
             .map_err(|e| Error::invalid(format!("workload {kind}: {e}")))
@@ -205,7 +217,26 @@ impl Benchmark {
             Benchmark::Tbench(_) => TBENCH,
             Benchmark::Netperf(_) => NETPERF,
             Benchmark::Sysbench(_) => SYSBENCH,
+            Benchmark::Custom(_) => CUSTOM,
         }
+    }
+
+    /// This workload as a custom one: the program its generator builds,
+    /// its run length and warm-up; reporting wakeup latency (the tool's
+    /// own output needs the generator). Runs identically.
+    pub fn to_custom(&self) -> Result<Custom> {
+        if let Benchmark::Custom(c) = self {
+            return Ok(c.clone());
+        }
+        let built = self.build()?;
+        Ok(Custom {
+            duration_ms: built.duration_ns.map(|ns| ns.div_ceil(1_000_000)),
+            warmup_ms: built.measure_from_ns / 1_000_000,
+            metric: CustomMetric::WakeupP99,
+            mark: None,
+            channels: built.spec.channels,
+            tasks: built.spec.tasks,
+        })
     }
 }
 
@@ -298,8 +329,32 @@ const SYSBENCH: &[ParamInfo] = &[
     AFFINITY,
 ];
 
+const CUSTOM: &[ParamInfo] = &[
+    ParamInfo {
+        optional: true,
+        ..p(
+            "duration_ms",
+            "",
+            "run time, ms (omitted: until every task exits)",
+        )
+    },
+    WARMUP,
+    ParamInfo {
+        choices: &custom::METRICS,
+        ..p("metric", "", "the number reported")
+    },
+    ParamInfo {
+        optional: true,
+        ..p(
+            "mark",
+            "",
+            "the mark label mark_interval and mark_rate read",
+        )
+    },
+];
+
 /// Every benchmark kind, as the `kind` tag spells it.
-pub const KINDS: [&str; 7] = [
+pub const KINDS: [&str; 8] = [
     "pipe_test",
     "perf_bench_pipe",
     "lat_ctx",
@@ -307,6 +362,7 @@ pub const KINDS: [&str; 7] = [
     "tbench",
     "netperf",
     "sysbench",
+    "custom",
 ];
 
 const NETPERF_TESTS: [&str; 5] = [

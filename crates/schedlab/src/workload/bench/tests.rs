@@ -400,7 +400,9 @@ fn every_kind_has_defaults_and_lists_exactly_its_parameters() {
             .unwrap()
             .keys()
             .map(String::as_str)
-            .filter(|k| *k != "kind")
+            // A custom workload's program is edited as text, not as parameters.
+            .filter(|k| !["kind", "channels", "tasks"].contains(k))
+            .filter(|k| !b.params().iter().any(|p| p.optional && p.name == *k))
             .collect();
         let mut listed: Vec<&str> = b
             .params()
@@ -417,11 +419,115 @@ fn every_kind_has_defaults_and_lists_exactly_its_parameters() {
                 assert_eq!(serde_json::to_value(&changed).unwrap()[p.name], *choice);
             }
             if p.optional {
-                b.with_param(p.name, &serde_json::json!("0")).unwrap();
+                b.with_param(p.name, &serde_json::json!("0"))
+                    .or_else(|_| b.with_param(p.name, &serde_json::json!(1)))
+                    .unwrap();
             }
         }
     }
     let err = Benchmark::default_of("dbench").unwrap_err().to_string();
     assert!(err.contains("unknown workload kind \"dbench\""), "{err}");
     assert!(err.contains("hackbench"), "{err}");
+}
+
+#[test]
+fn a_custom_workload_runs_and_reports_its_metric() {
+    let b = Benchmark::default_of("custom").unwrap();
+    let (out, report) = run("ivb-ep-2s", Era::V6_5, &b);
+    // The consumer marks "consumed" once per item: about one per 20 us.
+    let rate = report.value;
+    assert!((30_000.0..=60_000.0).contains(&rate), "{rate}");
+    assert!(report.text.contains("producer"), "{}", report.text);
+    assert!(report.text.contains("mark \"consumed\""), "{}", report.text);
+    assert!(out.tasks[1].wakeup_latency.count > 1000);
+    let p99 = b
+        .with_param("metric", &serde_json::json!("wakeup_p99"))
+        .unwrap();
+    let (_, r) = run("ivb-ep-2s", Era::V6_5, &p99);
+    assert!(r.value > 0.0 && r.value < 100.0, "{}", r.value);
+    assert_eq!(p99.metric().name, "wakeup latency p99");
+}
+
+#[test]
+fn every_generator_as_a_custom_workload_runs_identically() {
+    for json in [
+        r#"{"kind":"pipe_test","loops":300,"batches":2}"#,
+        r#"{"kind":"tbench","clients":3,"duration_ms":20,"warmup_ms":5}"#,
+        r#"{"kind":"hackbench","groups":2,"loops":20}"#,
+    ] {
+        let b = bench(json);
+        let custom = Benchmark::Custom(b.to_custom().unwrap());
+        // Through JSON and back, as the page and links carry it.
+        let text = serde_json::to_string(&custom).unwrap();
+        let custom: Benchmark = serde_json::from_str(&text).unwrap();
+        let (a, _) = run("ivb-ep-2s", Era::V4_15, &b);
+        let (c, _) = run("ivb-ep-2s", Era::V4_15, &custom);
+        assert_eq!(a.end_ns, c.end_ns, "{json}");
+        assert_eq!(a.counters, c.counters, "{json}");
+        assert_eq!(a.tasks, c.tasks, "{json}");
+    }
+}
+
+#[test]
+fn custom_errors_name_the_task_the_instruction_and_the_path() {
+    let err = |json: &str| Custom::from_json(json).unwrap_err().to_string();
+    let e = err(r#"{"tasks":[{"name":"a","program":[{"compute":{"ns":1}}]},
+        {"name":"b","program":[{"loop":{"count":2,"body":[{"mark":"x"},{"comput":{"ns":1}}]}}]}]}"#);
+    assert!(
+        e.starts_with("workload.tasks[1].program[0].loop.body[1] (task \"b\", comput): unknown variant `comput`"),
+        "{e}"
+    );
+    let e = err(r#"{"tasks":[{"name":"a","program":[{"forever":[{"read":{"chan":0}}]}]}]}"#);
+    assert!(
+        e.starts_with(
+            "workload.tasks[0].program[0].forever[0] (task \"a\", read): missing field `bytes`"
+        ),
+        "{e}"
+    );
+    let e = err(r#"{"tasks":[{"name":"a","nice":3,"program":[],"cpus":"0"}]}"#);
+    assert!(
+        e.starts_with("workload.tasks[0] (task \"a\"): unknown field `cpus`"),
+        "{e}"
+    );
+    let e = err(r#"{"channels":[{"kind":"fifo"}],"tasks":[]}"#);
+    assert!(
+        e.starts_with("workload.channels[0]: unknown variant `fifo`"),
+        "{e}"
+    );
+    let e = err("{\n  \"tasks\": [\n}");
+    assert!(e.starts_with("line 3, column 1"), "{e}");
+
+    // What only the machine can check is caught by the experiment, by path.
+    let exp = |workload: &str| {
+        crate::experiment::Experiment::from_json(&format!(
+            r#"{{"version":1,"name":"t","machine":"ivb-ep-2s","policy":{{"era":"6.5"}},
+                "variants":[{{"label":"A"}}],"workload":{workload}}}"#
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    let e = exp(r#"{"kind":"custom","tasks":[{"name":"w","program":[
+        {"fork":{"name":"kid","program":[{"write":{"chan":2,"bytes":1}}]}}]}]}"#);
+    assert_eq!(
+        e,
+        "workload.tasks[0].program[0].fork.program[0] (task \"kid\", write): channel 2 does not exist (the workload has 0)"
+    );
+    let e = exp(
+        r#"{"kind":"custom","tasks":[{"name":"w","affinity":"99","program":[{"compute":{"ns":1}}]}]}"#,
+    );
+    assert!(
+        e.starts_with("workload.tasks[0].affinity (task \"w\"): cpulist"),
+        "{e}"
+    );
+    let e = exp(
+        r#"{"kind":"custom","metric":"mark_rate","tasks":[{"name":"w","program":[{"compute":{"ns":1}}]}]}"#,
+    );
+    assert_eq!(e, "workload.mark: the metric reads a mark; name its label");
+    let e = exp(
+        r#"{"kind":"custom","tasks":[{"name":"w","program":[{"loop":{"count":3,"body":[{"mark":"m"}]}}]}]}"#,
+    );
+    assert!(
+        e.contains("program[0] (task \"w\", loop): a loop body needs"),
+        "{e}"
+    );
 }
