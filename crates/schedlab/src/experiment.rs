@@ -346,6 +346,7 @@ pub fn run_point(
     let mut wakeup_latency = LatencyHist::default();
     for t in &out.tasks {
         wakeup_latency.merge(&t.wakeup_latency);
+        wakeup_latency.merge(&t.timer_latency);
     }
     let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
     let trace = if point.traced {

@@ -154,10 +154,15 @@ impl MarkStats {
     /// The interval below which `pct` percent of intervals fall (to within a
     /// sixteenth of its power of two).
     pub fn percentile_ns(&self, pct: u64) -> u64 {
+        self.permille_ns(pct * 10)
+    }
+
+    /// As [`Self::percentile_ns`], in thousandths (999: the 99.9th).
+    pub fn permille_ns(&self, per_mille: u64) -> u64 {
         if self.intervals == 0 {
             return 0;
         }
-        let rank = (self.intervals * pct).div_ceil(100).max(1);
+        let rank = (self.intervals * per_mille).div_ceil(1000).max(1);
         let mut seen = 0;
         for (b, &n) in self.hist.iter().enumerate() {
             seen += n;

@@ -80,10 +80,18 @@ pub(crate) struct Task {
     rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
-    /// When the task was last woken and has not run since.
-    woken_ns: Option<u64>,
-    /// Wakeup-to-running latencies of wakeups in the measured part.
+    /// When the task was last woken and has not run since, and whether
+    /// by its own timer.
+    woken_ns: Option<(u64, bool)>,
+    /// Wakeup-to-running latencies of measured wakeups by another task.
     pub wakeup_latency: LatencyHist,
+    /// The same for wakeups by the task's own timer (sleep).
+    pub timer_latency: LatencyHist,
+    /// Where a `lap` measures from: the wakeup that ended the task's last
+    /// blocked read, or that read's completion if it did not block.
+    lap_from_ns: u64,
+    /// The current read blocked (its wakeup set `lap_from_ns`).
+    read_blocked: bool,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
 }
@@ -171,6 +179,9 @@ impl Sim {
             exited_ns: None,
             woken_ns: None,
             wakeup_latency: LatencyHist::default(),
+            timer_latency: LatencyHist::default(),
+            lap_from_ns: self.now,
+            read_blocked: false,
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
@@ -289,7 +300,11 @@ impl Sim {
                         let cost = self.syscall_entry(task)
                             + self.cost.copy(take)
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
-                        self.tasks[task].pc += 1;
+                        let t = &mut self.tasks[task];
+                        if !std::mem::take(&mut t.read_blocked) {
+                            t.lap_from_ns = self.now;
+                        }
+                        t.pc += 1;
                         self.start_segment(cpu, SegKind::Kernel, cost, Pending::Drained { chan });
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Read(chan));
@@ -329,6 +344,14 @@ impl Sim {
                     }
                     self.tasks[task].pc += 1;
                 }
+                Insn::Lap(label) => {
+                    let now = self.now;
+                    let from = self.tasks[task].lap_from_ns;
+                    if from >= self.measure_from_ns {
+                        self.marks[label].record(now, task, Some(now - from));
+                    }
+                    self.tasks[task].pc += 1;
+                }
                 Insn::Fork(child) => {
                     self.tasks[task].pc += 1;
                     let cost = self.cost.fork();
@@ -364,9 +387,15 @@ impl Sim {
         match pending {
             Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
             Pending::SwitchIn => {
-                if let Some(at) = self.tasks[task].woken_ns.take() {
+                if let Some((at, timer)) = self.tasks[task].woken_ns.take() {
                     if at >= self.measure_from_ns {
-                        self.tasks[task].wakeup_latency.record(self.now - at);
+                        let t = &mut self.tasks[task];
+                        let hist = if timer {
+                            &mut t.timer_latency
+                        } else {
+                            &mut t.wakeup_latency
+                        };
+                        hist.record(self.now - at);
                     }
                 }
                 let ws = self.tasks[task].working_set_kib;
@@ -501,7 +530,12 @@ impl Sim {
         if sync {
             self.counters.bump(self.ids.ttwu_sync);
         }
-        self.tasks[task].woken_ns = Some(self.now);
+        let timer = waker_cpu.is_none();
+        self.tasks[task].woken_ns = Some((self.now, timer));
+        if let TaskState::Blocked(Wait::Read(_)) = self.tasks[task].state {
+            self.tasks[task].lap_from_ns = self.now;
+            self.tasks[task].read_blocked = true;
+        }
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);
         self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;

@@ -93,6 +93,11 @@ pub enum Op {
     Forever(Vec<Op>),
     /// Record a timing point under a label.
     Mark(String),
+    /// Record, under a label, the time since this task's last read began
+    /// to be served: since the wakeup that ended it if it blocked (so the
+    /// wakeup latency counts), else since it completed. A request's
+    /// latency, for a task that reads requests.
+    Lap(String),
     /// Start a child task, placed by the fork path.
     Fork(Box<TaskSpec>),
 }
@@ -157,6 +162,7 @@ pub enum Insn {
         body: usize,
     },
     Mark(usize),
+    Lap(usize),
     /// Fork the compiled task `template`.
     Fork(usize),
 }
@@ -187,7 +193,7 @@ fn takes_time(op: &Op) -> bool {
     match op {
         Op::Compute(_) | Op::Write { .. } | Op::Read { .. } | Op::Sleep(_) | Op::Fork(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
-        Op::Mark(_) => false,
+        Op::Mark(_) | Op::Lap(_) => false,
     }
 }
 
@@ -390,7 +396,7 @@ impl Workload {
                     (&here, &format!("{here}.forever"), who),
                     ncpus,
                 )?,
-                Op::Mark(label) => {
+                Op::Mark(label) | Op::Lap(label) => {
                     let id = match self.labels.iter().position(|l| l == label) {
                         Some(id) => id,
                         None => {
@@ -398,7 +404,11 @@ impl Workload {
                             self.labels.len() - 1
                         }
                     };
-                    code.push(Insn::Mark(id));
+                    code.push(if matches!(op, Op::Mark(_)) {
+                        Insn::Mark(id)
+                    } else {
+                        Insn::Lap(id)
+                    });
                 }
                 Op::Fork(child) => {
                     let template = self.compile_task(child, &format!("{here}.fork"), ncpus)?;
@@ -422,6 +432,7 @@ impl Op {
             Op::Loop { .. } => "loop",
             Op::Forever(_) => "forever",
             Op::Mark(_) => "mark",
+            Op::Lap(_) => "lap",
             Op::Fork(_) => "fork",
         }
     }

@@ -283,7 +283,9 @@ impl Custom {
         );
         let us = |ns: u64| ns as f64 / 1000.0;
         for t in &out.tasks {
-            let h = &t.wakeup_latency;
+            let mut h = t.wakeup_latency.clone();
+            h.merge(&t.timer_latency);
+            let h = &h;
             all.merge(h);
             text.push_str(&format!(
                 "{:<18} {:>8.3} {:>8} {:>11.1} {:>11.1} {:>11.1}\n",
@@ -338,7 +340,7 @@ impl Custom {
 
 fn marks_in(ops: &[Op], label: &str) -> bool {
     ops.iter().any(|op| match op {
-        Op::Mark(l) => l == label,
+        Op::Mark(l) | Op::Lap(l) => l == label,
         Op::Loop { body, .. } | Op::Forever(body) => marks_in(body, label),
         Op::Fork(t) => marks_in(&t.program, label),
         _ => false,

@@ -8,6 +8,7 @@ mod hackbench;
 mod lat_ctx;
 mod netperf;
 mod pipe;
+mod schbench;
 mod sysbench;
 mod tbench;
 
@@ -16,6 +17,7 @@ pub use hackbench::Hackbench;
 pub use lat_ctx::LatCtx;
 pub use netperf::{Netperf, NetperfTest};
 pub use pipe::{PerfBenchPipe, PipeTest};
+pub use schbench::Schbench;
 pub use sysbench::{Database, Sysbench};
 pub use tbench::Tbench;
 
@@ -35,6 +37,7 @@ pub enum Benchmark {
     Tbench(Tbench),
     Netperf(Netperf),
     Sysbench(Sysbench),
+    Schbench(Schbench),
     Custom(Custom),
 }
 
@@ -83,6 +86,7 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Schbench(_) => "schbench",
             Benchmark::Custom(_) => "custom",
         }
     }
@@ -97,6 +101,7 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.build(),
             Benchmark::Netperf(b) => b.build(),
             Benchmark::Sysbench(b) => b.build(),
+            Benchmark::Schbench(b) => b.build(),
             Benchmark::Custom(b) => b.build(),
         }
     }
@@ -134,6 +139,11 @@ impl Benchmark {
                 unit: "per sec",
                 better: Better::Higher,
             },
+            Benchmark::Schbench(_) => Metric {
+                name: "wakeup latency p99",
+                unit: "us",
+                better: Better::Lower,
+            },
             Benchmark::Custom(c) => c.metric(),
         }
     }
@@ -148,6 +158,7 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.report(out),
             Benchmark::Netperf(b) => b.report(out),
             Benchmark::Sysbench(b) => b.report(out),
+            Benchmark::Schbench(b) => b.report(out),
             Benchmark::Custom(b) => b.report(out),
         }
     }
@@ -190,6 +201,7 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Schbench(_) => "schbench",
             Benchmark::Custom(_) => "custom",
         }
     }
@@ -217,6 +229,7 @@ impl Benchmark {
             Benchmark::Tbench(_) => TBENCH,
             Benchmark::Netperf(_) => NETPERF,
             Benchmark::Sysbench(_) => SYSBENCH,
+            Benchmark::Schbench(_) => SCHBENCH,
             Benchmark::Custom(_) => CUSTOM,
         }
     }
@@ -329,6 +342,20 @@ const SYSBENCH: &[ParamInfo] = &[
     AFFINITY,
 ];
 
+const SCHBENCH: &[ParamInfo] = &[
+    p("message_threads", "-m", "message threads"),
+    p("workers", "-t", "worker threads per message thread"),
+    p("runtime_ms", "-r", "run time, ms"),
+    p("sleep_us", "-s", "sleep in each request, us"),
+    p("cputime_us", "-c", "CPU work in each request, us"),
+    p(
+        "rps",
+        "-R",
+        "requests per second overall (0: as fast as the workers go)",
+    ),
+    p("warmup_ms", "-w", "start of the run not measured, ms"),
+    AFFINITY,
+];
 const CUSTOM: &[ParamInfo] = &[
     ParamInfo {
         optional: true,
@@ -354,7 +381,7 @@ const CUSTOM: &[ParamInfo] = &[
 ];
 
 /// Every benchmark kind, as the `kind` tag spells it.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "pipe_test",
     "perf_bench_pipe",
     "lat_ctx",
@@ -362,6 +389,7 @@ pub const KINDS: [&str; 8] = [
     "tbench",
     "netperf",
     "sysbench",
+    "schbench",
     "custom",
 ];
 

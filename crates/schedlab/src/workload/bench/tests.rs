@@ -305,6 +305,7 @@ fn every_generator_takes_affinity() {
         r#"{"kind":"tbench","affinity":"0-1"}"#,
         r#"{"kind":"netperf","test":"TCP_RR","affinity":"0-1"}"#,
         r#"{"kind":"sysbench","affinity":"0-1"}"#,
+        r#"{"kind":"schbench","affinity":"0-1"}"#,
     ] {
         let built = bench(json).build().unwrap();
         fn all_pinned(t: &crate::workload::program::TaskSpec) -> bool {
@@ -530,4 +531,57 @@ fn custom_errors_name_the_task_the_instruction_and_the_path() {
         e.contains("program[0] (task \"w\", loop): a loop body needs"),
         "{e}"
     );
+}
+
+#[test]
+fn schbench_prints_wakeup_and_request_percentiles_and_rps() {
+    let b = bench(
+        r#"{"kind":"schbench","message_threads":2,"workers":4,"runtime_ms":200,"warmup_ms":20}"#,
+    );
+    let built = b.build().unwrap();
+    // Two message threads, each forking its four workers, threads of one process.
+    assert_eq!(built.spec.tasks.len(), 2);
+    assert_eq!(built.spec.channels.len(), 16);
+    let (out, report) = run("desktop-8c", Era::V6_5, &b);
+    let lines: Vec<&str> = report.text.lines().collect();
+    assert!(
+        lines[0].starts_with("Wakeup Latencies percentiles (usec) runtime 0.2 (s) ("),
+        "{}",
+        report.text
+    );
+    assert!(lines[1].starts_with("\t  50.0th: "), "{}", report.text);
+    assert!(lines[3].starts_with("\t* 99.0th: "), "{}", report.text);
+    assert!(lines[4].starts_with("\t  99.9th: "), "{}", report.text);
+    assert!(
+        lines[6].starts_with("Request Latencies percentiles (usec)"),
+        "{}",
+        report.text
+    );
+    assert!(lines[12].starts_with("average rps: "), "{}", report.text);
+    // Eight workers on 16 CPUs: about 8 / (1 ms of work + 0.1 ms sleep) per second.
+    let rps = report.details.iter().find(|d| d.0 == "rps").unwrap().1;
+    assert!((5_000.0..=8_000.0).contains(&rps), "{rps}");
+    let req_p99 = report.details[0].1;
+    assert!((1_100.0..=2_000.0).contains(&req_p99), "{req_p99}");
+    assert!(report.value > 0.0 && report.value < req_p99);
+    assert!(
+        out.tasks
+            .iter()
+            .filter(|t| t.name.starts_with("worker"))
+            .count()
+            == 8
+    );
+
+    // -R paces the posts; the message threads' own timer wakeups (an idle
+    // exit from a deep C-state on this box) stretch each gap a little.
+    let paced = b.with_param("rps", &serde_json::json!(2000)).unwrap();
+    let (_, r) = run("desktop-8c", Era::V6_5, &paced);
+    let rps = r.details.iter().find(|d| d.0 == "rps").unwrap().1;
+    assert!((1_500.0..=2_000.0).contains(&rps), "{rps}");
+
+    let err = bench(r#"{"kind":"schbench","workers":0}"#)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "schbench parameter workers is 0; it must be 1..=1024");
 }
