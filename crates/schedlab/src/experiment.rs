@@ -284,6 +284,35 @@ impl Experiment {
     pub fn metric(&self) -> Metric {
         self.workload.metric()
     }
+
+    /// An experiment running an rt-app file's tasks (see
+    /// [`crate::workload::rtapp`]) on `machine` (a preset name) under the
+    /// 6.5 era's defaults, and the rt-app keys it accepted and ignored.
+    pub fn from_rtapp(text: &str, name: &str, machine: &str) -> Result<(Experiment, Vec<String>)> {
+        let import = crate::workload::rtapp::import(text)?;
+        topology::preset(machine)?;
+        let exp = Experiment {
+            version: VERSION,
+            name: name.to_string(),
+            description: "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.".into(),
+            source: String::new(),
+            machine: MachineRef::Preset(machine.to_string()),
+            policy: PolicySpec::era(crate::policy::Era::V6_5),
+            variants: vec![Variant {
+                label: "6.5".into(),
+                policy: PolicyChanges::default(),
+                workload: BTreeMap::new(),
+            }],
+            workload: Benchmark::Custom(import.workload),
+            sweep: None,
+            timeline: Vec::new(),
+            seed: default_seed(),
+            repeats: default_repeats(),
+            sum_row: false,
+        };
+        exp.validate()?;
+        Ok((exp, import.ignored))
+    }
 }
 
 /// What a run reports to its caller between chunks, and how the caller answers.

@@ -56,6 +56,6 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
     instructions.sort_unstable();
     assert_eq!(
         instructions,
-        ["compute", "forever", "fork", "lap", "loop", "mark", "read", "sleep", "write"]
+        ["compute", "forever", "fork", "lap", "loop", "mark", "read", "sleep", "timer", "write"]
     );
 }

@@ -92,6 +92,10 @@ pub(crate) struct Task {
     lap_from_ns: u64,
     /// The current read blocked (its wakeup set `lap_from_ns`).
     read_blocked: bool,
+    /// When the task started, and the end of each timer's current period
+    /// (None until first used).
+    started_ns: u64,
+    timers: Vec<Option<u64>>,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
 }
@@ -182,6 +186,8 @@ impl Sim {
             timer_latency: LatencyHist::default(),
             lap_from_ns: self.now,
             read_blocked: false,
+            started_ns: self.now,
+            timers: vec![None; t.timer_slots],
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
@@ -343,6 +349,36 @@ impl Sim {
                         self.marks[label].record(now, task, interval);
                     }
                     self.tasks[task].pc += 1;
+                }
+                Insn::Timer {
+                    period_ns,
+                    slot,
+                    relative,
+                    slack,
+                } => {
+                    let now = self.now;
+                    let t = &mut self.tasks[task];
+                    t.pc += 1;
+                    let end = t.timers[slot].unwrap_or(t.started_ns + period_ns);
+                    let left = end.saturating_sub(now);
+                    t.timers[slot] = Some(if left == 0 && relative {
+                        now + period_ns
+                    } else {
+                        end + period_ns
+                    });
+                    if let Some(label) = slack {
+                        if now >= self.measure_from_ns {
+                            self.marks[label].record(now, task, Some(left));
+                        }
+                    }
+                    if left > 0 {
+                        // clock_nanosleep to the period's end: the wakeup
+                        // comes at `end` (or after the entry, if that is later).
+                        let cost = self.cost.syscall();
+                        let ns = left.saturating_sub(cost);
+                        self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+                        return;
+                    }
                 }
                 Insn::Lap(label) => {
                     let now = self.now;

@@ -100,6 +100,27 @@ pub enum Op {
     Lap(String),
     /// Start a child task, placed by the fork path.
     Fork(Box<TaskSpec>),
+    /// Sleep until the task's next period (rt-app's timer).
+    Timer(TimerSpec),
+}
+
+/// A periodic timer: the first period starts when the task starts; each
+/// use sleeps until the end of the current period, which then begins the
+/// next. Late (the period already over): no sleep, and the next period
+/// ends one period after the missed end (absolute) or after now (relative).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimerSpec {
+    pub period_ns: u64,
+    /// Timers of one task with the same name share their periods.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub relative: bool,
+    /// Record each use's slack (time left in the period, 0 when late)
+    /// under this label, like a mark's intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +186,13 @@ pub enum Insn {
     Lap(usize),
     /// Fork the compiled task `template`.
     Fork(usize),
+    /// Sleep to the end of the period of timer `slot`.
+    Timer {
+        period_ns: u64,
+        slot: usize,
+        relative: bool,
+        slack: Option<usize>,
+    },
 }
 
 /// A checked task, ready to start.
@@ -177,6 +205,8 @@ pub struct TaskTemplate {
     pub working_set_kib: u64,
     pub start_cpu: Option<usize>,
     pub code: Vec<Insn>,
+    /// Distinct timers (by name) the code uses.
+    pub timer_slots: usize,
 }
 
 /// A checked workload: initial tasks, fork templates, channels, mark labels.
@@ -187,11 +217,18 @@ pub struct Workload {
     pub templates: Vec<TaskTemplate>,
     pub initial: usize,
     pub labels: Vec<String>,
+    /// The timer names of the task being compiled.
+    timer_names: Vec<String>,
 }
 
 fn takes_time(op: &Op) -> bool {
     match op {
-        Op::Compute(_) | Op::Write { .. } | Op::Read { .. } | Op::Sleep(_) | Op::Fork(_) => true,
+        Op::Compute(_)
+        | Op::Write { .. }
+        | Op::Read { .. }
+        | Op::Sleep(_)
+        | Op::Fork(_)
+        | Op::Timer(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
         Op::Mark(_) | Op::Lap(_) => false,
     }
@@ -244,6 +281,7 @@ impl Workload {
             templates: Vec::new(),
             initial: spec.tasks.len(),
             labels: Vec::new(),
+            timer_names: Vec::new(),
         };
         // Initial tasks take the first template slots; forks append after.
         w.templates.resize(
@@ -256,6 +294,7 @@ impl Workload {
                 working_set_kib: 0,
                 start_cpu: None,
                 code: Vec::new(),
+                timer_slots: 0,
             },
         );
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -291,7 +330,9 @@ impl Workload {
             }
         }
         let mut code = Vec::new();
+        let outer = std::mem::take(&mut self.timer_names);
         self.compile_ops(&t.program, &mut code, &format!("{at}.program"), &who, ncpus)?;
+        let timer_slots = std::mem::replace(&mut self.timer_names, outer).len();
         Ok(TaskTemplate {
             name: t.name.clone(),
             nice: t.nice,
@@ -300,6 +341,7 @@ impl Workload {
             working_set_kib: t.working_set_kib,
             start_cpu: t.start_cpu,
             code,
+            timer_slots,
         })
     }
 
@@ -396,14 +438,30 @@ impl Workload {
                     (&here, &format!("{here}.forever"), who),
                     ncpus,
                 )?,
-                Op::Mark(label) | Op::Lap(label) => {
-                    let id = match self.labels.iter().position(|l| l == label) {
-                        Some(id) => id,
+                Op::Timer(t) => {
+                    if t.period_ns == 0 {
+                        return Err(fail("period_ns must be at least 1".into()));
+                    }
+                    limits::SIM_TIME_NS
+                        .check("period_ns", t.period_ns)
+                        .map_err(|e| fail(e.to_string()))?;
+                    let slot = match self.timer_names.iter().position(|n| *n == t.name) {
+                        Some(s) => s,
                         None => {
-                            self.labels.push(label.clone());
-                            self.labels.len() - 1
+                            self.timer_names.push(t.name.clone());
+                            self.timer_names.len() - 1
                         }
                     };
+                    let slack = t.slack.as_ref().map(|l| self.label(l));
+                    code.push(Insn::Timer {
+                        period_ns: t.period_ns,
+                        slot,
+                        relative: t.relative,
+                        slack,
+                    });
+                }
+                Op::Mark(label) | Op::Lap(label) => {
+                    let id = self.label(label);
                     code.push(if matches!(op, Op::Mark(_)) {
                         Insn::Mark(id)
                     } else {
@@ -421,6 +479,18 @@ impl Workload {
     }
 }
 
+impl Workload {
+    fn label(&mut self, label: &str) -> usize {
+        match self.labels.iter().position(|l| l == label) {
+            Some(id) => id,
+            None => {
+                self.labels.push(label.to_string());
+                self.labels.len() - 1
+            }
+        }
+    }
+}
+
 impl Op {
     /// The instruction's name as the JSON spells it.
     pub fn name(&self) -> &'static str {
@@ -434,6 +504,7 @@ impl Op {
             Op::Mark(_) => "mark",
             Op::Lap(_) => "lap",
             Op::Fork(_) => "fork",
+            Op::Timer(_) => "timer",
         }
     }
 }

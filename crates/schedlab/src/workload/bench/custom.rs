@@ -343,6 +343,7 @@ fn marks_in(ops: &[Op], label: &str) -> bool {
         Op::Mark(l) | Op::Lap(l) => l == label,
         Op::Loop { body, .. } | Op::Forever(body) => marks_in(body, label),
         Op::Fork(t) => marks_in(&t.program, label),
+        Op::Timer(t) => t.slack.as_deref() == Some(label),
         _ => false,
     })
 }
