@@ -20,6 +20,7 @@ pub mod export;
 pub mod fields;
 pub mod gallery;
 pub mod help;
+pub mod latency_cdf;
 pub mod link;
 pub mod panels;
 pub mod pool;

@@ -56,6 +56,12 @@ pub fn ResultsView(props: &Props) -> Html {
             <div class="results-main">
                 <div class="charts">
                     { for r.charts.iter().map(|c| chart_figure(c, &props.name)) }
+                    if let Some(svg) = crate::latency_cdf::svg(&r.results) {
+                        <figure class="chart" id="chart-latency-cdf">
+                            { Html::from_html_unchecked(AttrValue::from(svg)) }
+                            <figcaption>{ "Wakeup latency CDF per variant (first sweep value)" }</figcaption>
+                        </figure>
+                    }
                 </div>
                 <pre id="results-table">{ r.table.clone() }</pre>
             </div>
