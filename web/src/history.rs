@@ -102,6 +102,8 @@ impl Record {
                         .collect(),
                     series: BTreeMap::new(),
                     text: BTreeMap::new(),
+                    // The history keeps values and spreads only.
+                    wakeup_latency: BTreeMap::new(),
                 })
                 .collect(),
             counters: BTreeMap::new(),

@@ -21,6 +21,7 @@ pub mod fields;
 pub mod gallery;
 pub mod help;
 pub mod history;
+pub mod latency_cdf;
 pub mod link;
 pub mod panels;
 pub mod pool;

@@ -92,6 +92,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         trace: Option<std::path::PathBuf>,
     },
+    /// Turn another tool's workload file into an experiment (JSON on
+    /// standard output, or --output).
+    Import {
+        #[command(subcommand)]
+        from: ImportFrom,
+    },
     /// Encode a preset or experiment file as a link-safe string.
     Encode { experiment: String },
     /// Decode a link-safe string back to experiment JSON.
@@ -147,6 +153,23 @@ enum Command {
         /// Points run in parallel (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImportFrom {
+    /// An rt-app JSON file: tasks (instance, loop, phases, cpus, priority),
+    /// run/runtime/sleep/timer events, global; anything not modelled is an
+    /// error naming its key.
+    #[command(name = "rt-app")]
+    RtApp {
+        file: std::path::PathBuf,
+        /// The machine preset to run it on.
+        #[arg(long, default_value = "desktop-8c")]
+        machine: String,
+        /// Write the experiment here (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
 }
 
@@ -251,6 +274,37 @@ fn dispatch(cli: Cli) -> Result<String, String> {
                 out.push('\n');
             }
             Ok(out)
+        }
+        Command::Import {
+            from:
+                ImportFrom::RtApp {
+                    file,
+                    machine,
+                    output,
+                },
+        } => {
+            let shown = file.display().to_string();
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("{shown}: {e}"))?;
+            let name = file
+                .file_stem()
+                .map_or("rt-app".to_string(), |s| s.to_string_lossy().into_owned());
+            let (exp, ignored) =
+                schedlab::experiment::Experiment::from_rtapp(&text, &name, &machine)
+                    .map_err(|e| format!("{shown}: {e}"))?;
+            if !ignored.is_empty() {
+                eprintln!(
+                    "schedlab: accepted and ignored (no effect in a simulation): {}",
+                    ignored.join(", ")
+                );
+            }
+            let json = exp.to_json() + "\n";
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+                    Ok(String::new())
+                }
+                None => Ok(json),
+            }
         }
         Command::Encode { experiment } => {
             Ok(schedlab::codec::encode(&run::load(&experiment)?) + "\n")

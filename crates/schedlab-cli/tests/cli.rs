@@ -298,3 +298,37 @@ fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
     let err = fails(&["run", "#x=1.broken"]);
     assert!(err.contains("the link: the link's code"), "{err}");
 }
+
+#[test]
+fn import_rt_app_writes_an_experiment_that_runs() {
+    let file = temp_file(
+        "periodic.json",
+        r#"{"tasks":{"t":{"loop":-1,"run":1000,"timer":{"ref":"unique","period":4000}}},
+            "global":{"duration":1,"calibration":"CPU0","logdir":"./"}}"#,
+    );
+    let out = schedlab()
+        .args(["import", "rt-app", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("global.calibration, global.logdir"), "{err}");
+    let exp = temp_file("imported.json", &String::from_utf8(out.stdout).unwrap());
+    let run = schedlab()
+        .args(["run", exp.to_str().unwrap(), "--format", "text"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("mark \"t.period\": "), "{text}");
+    assert!(text.contains("mark \"t.slack\": "), "{text}");
+
+    let bad = temp_file(
+        "lock.json",
+        r#"{"tasks":{"t":{"loop":1,"lock":"m","run":1000,"unlock":"m"}}}"#,
+    );
+    let err = fails(&["import", "rt-app", bad.to_str().unwrap()]);
+    assert!(
+        err.contains("tasks.t.lock: the rt-app event \"lock\" is not modelled"),
+        "{err}"
+    );
+}

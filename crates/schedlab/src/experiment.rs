@@ -9,7 +9,7 @@
 //! [`assemble`] turns the points' outcomes into [`Results`]. The same
 //! experiment gives the same results however the points are scheduled.
 
-use crate::engine::stats::{TraceEvent, TraceWindow};
+use crate::engine::stats::{LatencyHist, TraceEvent, TraceWindow};
 use crate::engine::{RunOutput, Sim, SimConfig};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -167,6 +167,9 @@ pub struct PointOutcome {
     pub text: String,
     pub counters: BTreeMap<String, u64>,
     pub events: u64,
+    /// Every task's wakeup-to-running latencies in the measured part, merged.
+    #[serde(default)]
+    pub wakeup_latency: LatencyHist,
     /// A short window of the run, every switch, wakeup and migration in it
     /// (empty unless the point is `traced`).
     pub trace: Trace,
@@ -275,7 +278,12 @@ impl Experiment {
                 for (k, v) in &variant.workload {
                     workload = workload.with_param(k, v)?;
                 }
-                workload.build()?;
+                let built = workload.build()?;
+                if let Benchmark::Custom(_) = workload {
+                    // Channel numbers, cpulists, loop bodies: caught now, by path.
+                    crate::workload::program::Workload::compile(&built.spec, topology.ncpus())
+                        .map_err(|e| Error::invalid(format!("workload.{e}")))?;
+                }
                 for repeat in 0..self.repeats {
                     points.push(Point {
                         x: xi,
@@ -296,6 +304,35 @@ impl Experiment {
 
     pub fn metric(&self) -> Metric {
         self.workload.metric()
+    }
+
+    /// An experiment running an rt-app file's tasks (see
+    /// [`crate::workload::rtapp`]) on `machine` (a preset name) under the
+    /// 6.5 era's defaults, and the rt-app keys it accepted and ignored.
+    pub fn from_rtapp(text: &str, name: &str, machine: &str) -> Result<(Experiment, Vec<String>)> {
+        let import = crate::workload::rtapp::import(text)?;
+        topology::preset(machine)?;
+        let exp = Experiment {
+            version: VERSION,
+            name: name.to_string(),
+            description: "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.".into(),
+            source: String::new(),
+            machine: MachineRef::Preset(machine.to_string()),
+            policy: PolicySpec::era(crate::policy::Era::V6_5),
+            variants: vec![Variant {
+                label: "6.5".into(),
+                policy: PolicyChanges::default(),
+                workload: BTreeMap::new(),
+            }],
+            workload: Benchmark::Custom(import.workload),
+            sweep: None,
+            timeline: Vec::new(),
+            seed: default_seed(),
+            repeats: default_repeats(),
+            sum_row: false,
+        };
+        exp.validate()?;
+        Ok((exp, import.ignored))
     }
 }
 
@@ -356,6 +393,11 @@ pub fn run_point(
     }
     let out: RunOutput = sim.finish();
     let report = point.workload.report(&out);
+    let mut wakeup_latency = LatencyHist::default();
+    for t in &out.tasks {
+        wakeup_latency.merge(&t.wakeup_latency);
+        wakeup_latency.merge(&t.timer_latency);
+    }
     let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
     let trace = if point.traced {
         Trace {
@@ -374,6 +416,7 @@ pub fn run_point(
         text: report.text,
         counters: out.counters,
         events: out.events,
+        wakeup_latency,
         trace,
     })
 }
@@ -394,6 +437,35 @@ pub struct Row {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub series: BTreeMap<String, Vec<f64>>,
     pub text: BTreeMap<String, String>,
+    /// Wakeup-to-running latency of every task, over the variant's repeats.
+    pub wakeup_latency: BTreeMap<String, LatencySummary>,
+}
+
+/// Percentiles of a wakeup-latency histogram, and the histogram itself
+/// (non-empty buckets as lowest value in ns and count) for a CDF.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencySummary {
+    pub wakeups: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p99_9_ns: u64,
+    pub max_ns: u64,
+    pub histogram: Vec<(u64, u64)>,
+}
+
+impl LatencySummary {
+    pub fn of(h: &LatencyHist) -> Self {
+        LatencySummary {
+            wakeups: h.count,
+            p50_ns: h.percentile_ns(500),
+            p90_ns: h.percentile_ns(900),
+            p99_ns: h.percentile_ns(990),
+            p99_9_ns: h.percentile_ns(999),
+            max_ns: h.max_ns,
+            histogram: h.nonempty().collect(),
+        }
+    }
 }
 
 /// An experiment's results: the object `schedlab run --format json` prints.
@@ -425,6 +497,7 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
             spread: BTreeMap::new(),
             series: BTreeMap::new(),
             text: BTreeMap::new(),
+            wakeup_latency: BTreeMap::new(),
         };
         for (vi, label) in labels.iter().enumerate() {
             let mine: Vec<&PointOutcome> = points
@@ -452,6 +525,12 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
                 }
                 row.text.insert(label.clone(), first.text.clone());
             }
+            let mut latency = LatencyHist::default();
+            for o in &mine {
+                latency.merge(&o.wakeup_latency);
+            }
+            row.wakeup_latency
+                .insert(label.clone(), LatencySummary::of(&latency));
             let sums = counters.entry(label.clone()).or_default();
             for o in &mine {
                 for (k, v) in &o.counters {

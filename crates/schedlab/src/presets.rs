@@ -65,6 +65,14 @@ pub const ALL: &[(&str, &str)] = &[
         "epyc-hackbench-sis",
         include_str!("../../../presets/epyc-hackbench-sis.json"),
     ),
+    (
+        "rtapp-periodic-desktop",
+        include_str!("../../../presets/rtapp-periodic-desktop.json"),
+    ),
+    (
+        "schbench-desktop",
+        include_str!("../../../presets/schbench-desktop.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -73,9 +73,6 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
                 .collect(),
         );
     }
-    let widths: Vec<usize> = (0..lines[0].len())
-        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
-        .collect();
     let mut out = format!(
         "{} ({}, {} is better)\n",
         r.metric.name,
@@ -85,7 +82,60 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
             Better::Lower => "lower",
         }
     );
-    for l in &lines {
+    push_aligned(&mut out, &lines);
+    out.push_str(&latency_table(r, sweep_param));
+    out
+}
+
+/// Wakeup-to-running latency percentiles, a row per sweep point and
+/// variant; empty when no run had a wakeup.
+pub fn latency_table(r: &Results, sweep_param: Option<&str>) -> String {
+    let any = r
+        .rows
+        .iter()
+        .any(|row| row.wakeup_latency.values().any(|l| l.wakeups > 0));
+    if !any {
+        return String::new();
+    }
+    let us = |ns: u64| format!("{:.1}", ns as f64 / 1000.0);
+    let mut lines = vec![vec![
+        sweep_param.unwrap_or("").to_string(),
+        "variant".to_string(),
+        "wakeups".to_string(),
+        "p50".to_string(),
+        "p90".to_string(),
+        "p99".to_string(),
+        "p99.9".to_string(),
+        "max".to_string(),
+    ]];
+    for row in &r.rows {
+        for v in &r.variants {
+            let Some(l) = row.wakeup_latency.get(v) else {
+                continue;
+            };
+            lines.push(vec![
+                x_label(&row.x),
+                v.clone(),
+                l.wakeups.to_string(),
+                us(l.p50_ns),
+                us(l.p90_ns),
+                us(l.p99_ns),
+                us(l.p99_9_ns),
+                us(l.max_ns),
+            ]);
+        }
+    }
+    let mut out = String::from("\nwakeup latency (us, wakeup to running)\n");
+    push_aligned(&mut out, &lines);
+    out
+}
+
+/// Lines of cells, the first column left-aligned, the others right-aligned.
+fn push_aligned(out: &mut String, lines: &[Vec<String>]) {
+    let widths: Vec<usize> = (0..lines[0].len())
+        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
+        .collect();
+    for l in lines {
         let cells: Vec<String> = l
             .iter()
             .enumerate()
@@ -100,7 +150,6 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
-    out
 }
 
 /// One line per (sweep point, variant): x,variant,mean,min,max,stddev.
@@ -173,6 +222,7 @@ mod tests {
             ]),
             series: BTreeMap::new(),
             text: BTreeMap::new(),
+            wakeup_latency: BTreeMap::new(),
         };
         Results {
             experiment: "tbench".into(),
@@ -202,6 +252,27 @@ clients  NO_WA_WEIGHT  WA_WEIGHT       change
 SUM          10492.35   10925.50   +4.13% win
 ";
         assert_eq!(table(&results(), Some("clients"), true), expected);
+    }
+
+    #[test]
+    fn latency_table_follows_the_main_table() {
+        let mut r = results();
+        assert_eq!(latency_table(&r, Some("clients")), "");
+        let mut h = crate::engine::stats::LatencyHist::default();
+        for ns in [2_000, 3_000, 40_000] {
+            h.record(ns);
+        }
+        let summary = crate::experiment::LatencySummary::of(&h);
+        for row in &mut r.rows {
+            for v in &r.variants {
+                row.wakeup_latency.insert(v.clone(), summary.clone());
+            }
+        }
+        let t = table(&r, Some("clients"), false);
+        assert!(
+            t.contains("\nwakeup latency (us, wakeup to running)\nclients       variant  wakeups  p50   p90   p99  p99.9   max\n2        NO_WA_WEIGHT        3  3.1  40.0  40.0   40.0  40.0\n"),
+            "{t}"
+        );
     }
 
     #[test]

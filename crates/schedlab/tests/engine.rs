@@ -125,6 +125,35 @@ fn one_cpu_ping_pong_round_trip_is_the_sum_of_its_costs() {
 }
 
 #[test]
+fn wakeup_latency_is_the_wakers_remaining_work_plus_the_switch() {
+    let costs = HwCosts {
+        syscall_ns: 100,
+        wakeup_ns: 300,
+        context_switch_ns: 1200,
+        ..HwCosts::default()
+    };
+    let no_preemption: PolicySpec =
+        serde_json::from_str(r#"{"era":"6.5","features":{"WAKEUP_PREEMPTION":false}}"#).unwrap();
+    let topo = machine(1, 1, 1, 1, costs.clone());
+    let out = run_with(&topo, no_preemption, &ping_pong(200, ("0", "0")), 1, None);
+    // On one CPU the woken side waits for the waker to pay the wakeup, enter
+    // its blocking read, and switch to it.
+    let expected = costs.wakeup_ns + costs.syscall_ns + costs.context_switch_ns;
+    let mut all = schedlab::engine::stats::LatencyHist::default();
+    for t in &out.tasks {
+        assert!(t.wakeup_latency.count >= 199, "{}", t.wakeup_latency.count);
+        all.merge(&t.wakeup_latency);
+    }
+    assert_eq!(all.max_ns, expected);
+    assert_eq!(all.percentile_ns(500), expected);
+    assert_eq!(all.percentile_ns(999), expected);
+    // All but the start-up wakeups take exactly that long.
+    let (floor, n) = all.nonempty().last().unwrap();
+    assert_eq!(floor, expected);
+    assert!(n + 2 >= all.count, "{n} of {}", all.count);
+}
+
+#[test]
 fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     let costs = HwCosts::default();
     let topo = machine(1, 1, 2, 1, costs);

@@ -4,7 +4,7 @@
 //! 0 model: machines, policy as data, domains, knobs, counters, task programs
 //! 1 scheduler: run queues, load tracking, wakeup placement, balancing
 //! 2 engine: event queue, time, segments, the cost model
-//! 3 workloads: the benchmark generators and what they report
+//! 3 workloads: the benchmark generators and what they report, rt-app import
 //! 4 experiments: specs, points, presets
 //! 5 outputs: codec, report, explain, trace export, fidelity
 
@@ -17,7 +17,7 @@ fn layer_of(module: &str) -> usize {
         | "counters" | "calibration" | "seed" | "workload::program" => 0,
         "sched" => 1,
         "engine" | "cost" => 2,
-        "workload::bench" => 3,
+        "workload::bench" | "workload::rtapp" => 3,
         "experiment" | "presets" => 4,
         "codec" | "report" | "explain" | "trace_export" | "fidelity" => 5,
         other => {
@@ -33,6 +33,7 @@ fn module_of(path: &str) -> String {
     match segs.as_slice() {
         ["workload", "bench", ..] => "workload::bench".into(),
         ["workload", "program", ..] => "workload::program".into(),
+        ["workload", "rtapp", ..] => "workload::rtapp".into(),
         [first, ..] => first.to_string(),
         [] => String::new(),
     }

@@ -126,7 +126,12 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
         .into(),
         WorkloadEdit::Seed(text()).into(),
         WorkloadEdit::Repeats(text()).into(),
+        WorkloadEdit::RtApp(text()).into(),
     ];
+    edits.push(match exp.workload {
+        schedlab::workload::bench::Benchmark::Custom(_) => WorkloadEdit::Program(text()).into(),
+        _ => WorkloadEdit::ToCustom.into(),
+    });
     if let MachineRef::Spec(spec) = &exp.machine {
         {
             if let Layout::Shape(_) = spec.layout {
@@ -260,12 +265,15 @@ fn kind(e: &Edit) -> &'static str {
             WorkloadEdit::Sweep { .. } => "sweep",
             WorkloadEdit::Seed(_) => "seed",
             WorkloadEdit::Repeats(_) => "repeats",
+            WorkloadEdit::Program(_) => "program",
+            WorkloadEdit::ToCustom => "to custom",
+            WorkloadEdit::RtApp(_) => "rtapp",
         },
     }
 }
 
 /// Every kind of edit made at a field of a panel.
-const KINDS: [&str; 21] = [
+const KINDS: [&str; 24] = [
     "machine preset",
     "machine custom",
     "lscpu",
@@ -287,6 +295,9 @@ const KINDS: [&str; 21] = [
     "sweep",
     "seed",
     "repeats",
+    "program",
+    "to custom",
+    "rtapp",
 ];
 
 /// Editors that between them show every kind of field: each preset (every
@@ -296,7 +307,12 @@ fn editors() -> Vec<Editor> {
     let lscpu = "0,0,0,0,,0,0,0,0\n1,1,0,0,,1,1,1,0\n2,0,0,0,,0,0,0,0\n3,1,0,0,,1,1,1,0\n";
     let imported = edit(hand_built(), MachineEdit::ImportLscpu(lscpu.into()).into());
     assert!(imported.is_valid(), "{:?}", imported.field_errors);
-    eds.extend([hand_built(), imported]);
+    let custom = edit(
+        Editor::preset("retune-pipe-test"),
+        WorkloadEdit::ToCustom.into(),
+    );
+    assert!(custom.is_valid(), "{:?}", custom.field_errors);
+    eds.extend([hand_built(), imported, custom]);
     eds
 }
 

@@ -4,9 +4,9 @@
 
 use super::Props;
 use crate::fields::{self, plain, Form};
-use crate::state::{starting_value, Edit, FieldId, VariantField, WorkloadEdit};
-use schedlab::workload::bench::{ParamInfo, KINDS};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use crate::state::{program_text, starting_value, Edit, FieldId, VariantField, WorkloadEdit};
+use schedlab::workload::bench::{Benchmark, ParamInfo, KINDS};
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 #[function_component]
@@ -32,6 +32,7 @@ pub fn view(form: &Form) -> Html {
             <h2 id="workload-h">{ "Workload" }</h2>
             { fields::select(form, html! { "Benchmark" }, kinds, bench.kind(), WorkloadEdit::Kind) }
             <div class="grid-fields">{ for params }</div>
+            { program(form, bench) }
             <h3>{ "Per variant" }</h3>
             <div class="variant-changes-all">{ for overrides }</div>
             <h3>{ "Sweep" }</h3>
@@ -41,6 +42,57 @@ pub fn view(form: &Form) -> Html {
                 { fields::text(form, html! { "repeats" }, exp.repeats, WorkloadEdit::Repeats) }
             </div>
         </section>
+    }
+}
+
+/// A custom workload's program as JSON text (errors at line and column,
+/// or at the JSON path, task and instruction); any other benchmark offers
+/// to become the custom workload it builds. Either takes a pasted rt-app
+/// file.
+fn program(form: &Form, bench: &Benchmark) -> Html {
+    let ed = form.editor;
+    let rtapp_field = FieldId::RtApp;
+    let on_rtapp = form.edit.reform(|e: Event| {
+        let t: HtmlTextAreaElement = e.target_unchecked_into();
+        WorkloadEdit::RtApp(t.value()).into()
+    });
+    let rtapp = html! {
+        <label class={classes!("field", ed.error_at(&rtapp_field).is_some().then_some("invalid"))}>
+            <span class="label">{ "Paste an rt-app file (JSON) to run its tasks" }</span>
+            <textarea id="rtapp-text" data-field={rtapp_field.to_string()} rows="3" spellcheck="false"
+                value={ed.text_of(&rtapp_field, "")} onchange={on_rtapp} />
+            if let Some(e) = ed.error_at(&rtapp_field) { <small class="field-error">{ e.to_string() }</small> }
+        </label>
+    };
+    let Benchmark::Custom(c) = bench else {
+        return html! {
+            <>
+                <div class="actions">
+                    <button class="secondary" id="to-custom" onclick={form.on(WorkloadEdit::ToCustom)}>{ "Edit as custom workload" }</button>
+                </div>
+                { rtapp }
+            </>
+        };
+    };
+    let field = FieldId::Program;
+    // Applied when the text is left (not per key), so a parse does not
+    // reformat it under the cursor.
+    let onchange = form.edit.reform(|e: Event| {
+        let t: HtmlTextAreaElement = e.target_unchecked_into();
+        WorkloadEdit::Program(t.value()).into()
+    });
+    let text = ed.text_of(&field, program_text(c));
+    let rows = text.lines().count().clamp(8, 40).to_string();
+    html! {
+        <>
+            <label class={classes!("field", ed.error_at(&field).is_some().then_some("invalid"))}>
+                <span class="label">{ "Program (the task language, docs/workloads.md)" }</span>
+                <textarea id="program-text" class="code" data-field={field.to_string()} rows={rows} spellcheck="false"
+                    value={text} {onchange} />
+                if let Some(e) = ed.error_at(&field) { <small class="field-error">{ e.to_string() }</small> }
+            </label>
+            { rtapp }
+        </>
     }
 }
 

@@ -107,6 +107,12 @@ pub enum WorkloadEdit {
     },
     Seed(String),
     Repeats(String),
+    /// The custom workload as JSON text.
+    Program(String),
+    /// Replace the benchmark by the custom workload its generator builds.
+    ToCustom,
+    /// A pasted rt-app file, imported as a custom workload.
+    RtApp(String),
 }
 
 impl Edit {
@@ -213,16 +219,21 @@ impl WorkloadEdit {
             WorkloadEdit::Sweep { .. } => FieldId::Sweep,
             WorkloadEdit::Seed(_) => FieldId::Seed,
             WorkloadEdit::Repeats(_) => FieldId::Repeats,
+            WorkloadEdit::Program(_) => FieldId::Program,
+            WorkloadEdit::ToCustom => FieldId::WorkloadKind,
+            WorkloadEdit::RtApp(_) => FieldId::RtApp,
         }
     }
 
     fn text(&self) -> Option<&str> {
         match self {
-            WorkloadEdit::Kind(_) => None,
+            WorkloadEdit::Kind(_) | WorkloadEdit::ToCustom => None,
             WorkloadEdit::Param { text: t, .. }
             | WorkloadEdit::Variant { text: t, .. }
             | WorkloadEdit::Seed(t)
-            | WorkloadEdit::Repeats(t) => Some(t),
+            | WorkloadEdit::Repeats(t)
+            | WorkloadEdit::Program(t)
+            | WorkloadEdit::RtApp(t) => Some(t),
             WorkloadEdit::Sweep { values, .. } => Some(values),
             WorkloadEdit::VariantParam { text, .. } => text.as_deref(),
         }

@@ -38,6 +38,10 @@ pub enum FieldId {
     Sweep,
     Seed,
     Repeats,
+    /// A custom workload's program (JSON text).
+    Program,
+    /// The rt-app paste.
+    RtApp,
 }
 
 /// A field of one variant.
@@ -141,6 +145,8 @@ impl fmt::Display for FieldId {
             FieldId::Variant(i, field) => write!(f, "v{i}.{field}"),
             FieldId::WorkloadKind => f.write_str("workload.kind"),
             FieldId::Param(name) => write!(f, "workload.{name}"),
+            FieldId::Program => f.write_str("workload.program"),
+            FieldId::RtApp => f.write_str("workload.rtapp"),
             FieldId::SweepParam => f.write_str("sweep.param"),
             FieldId::Sweep => f.write_str("sweep"),
             FieldId::Seed => f.write_str("seed"),

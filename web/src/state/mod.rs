@@ -32,6 +32,7 @@ use schedlab::topology::Topology;
 use schedlab::{presets, Error};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+pub use workload::program_text;
 pub use workload::starting_value;
 use yew::Reducible;
 

@@ -339,3 +339,66 @@ fn per_variant_changes_are_fields_checked_like_the_base() {
     assert_eq!(starting_value(&ed.experiment.workload, "loops"), "20000");
     assert_eq!(starting_value(&ed.experiment.workload, "affinity"), "0");
 }
+
+#[test]
+fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
+    use crate::state::{FieldId, WorkloadEdit};
+    use schedlab::workload::bench::Benchmark;
+    let ed = |e: &Editor, w: WorkloadEdit| (*Rc::new(e.clone()).reduce(w.into())).clone();
+    let start = Editor::preset("retune-pipe-test");
+    let custom = ed(&start, WorkloadEdit::ToCustom);
+    assert!(custom.is_valid(), "{:?}", custom.field_errors);
+    let Benchmark::Custom(c) = &custom.experiment.workload else {
+        panic!("{:?}", custom.experiment.workload)
+    };
+    assert_eq!(c.spec(), start.experiment.workload.build().unwrap().spec);
+    // It travels in the link.
+    let link = schedlab::codec::encode(&custom.experiment);
+    assert_eq!(schedlab::codec::decode(&link).unwrap(), custom.experiment);
+
+    // Text that is not JSON: the error has its line and column, the text stays.
+    let bad = ed(
+        &custom,
+        WorkloadEdit::Program("{\n  \"tasks\": [\n}".into()),
+    );
+    let err = bad.error_at(&FieldId::Program).unwrap().to_string();
+    assert!(err.starts_with("line 3, column 1"), "{err}");
+    assert_eq!(bad.text_of(&FieldId::Program, ""), "{\n  \"tasks\": [\n}");
+    assert_eq!(bad.experiment, custom.experiment);
+    // A bad instruction: its path, task and name.
+    let bad = ed(
+        &custom,
+        WorkloadEdit::Program(
+            r#"{"kind":"custom","tasks":[{"name":"a","program":[{"spin":1}]}]}"#.into(),
+        ),
+    );
+    let err = bad.error_at(&FieldId::Program).unwrap().to_string();
+    assert!(
+        err.starts_with("workload.tasks[0].program[0] (task \"a\", spin)"),
+        "{err}"
+    );
+    // A good one applies.
+    let good = ed(
+        &custom,
+        WorkloadEdit::Program(
+            r#"{"kind":"custom","duration_ms":5,"tasks":[{"name":"a","program":[{"forever":[{"compute":{"ns":1000}},{"sleep":{"ns":1000}}]}]}]}"#.into(),
+        ),
+    );
+    assert!(good.is_valid(), "{:?}", good.field_errors);
+
+    // A pasted rt-app file.
+    let rt = ed(
+        &start,
+        WorkloadEdit::RtApp(
+            r#"{"tasks":{"t":{"loop":-1,"run":1000,"timer":{"ref":"unique","period":5000}}},"global":{"duration":1}}"#.into(),
+        ),
+    );
+    assert!(rt.is_valid(), "{:?}", rt.field_errors);
+    assert!(matches!(rt.experiment.workload, Benchmark::Custom(_)));
+    let rt_bad = ed(
+        &start,
+        WorkloadEdit::RtApp(r#"{"tasks":{"t":{"lock":"m"}}}"#.into()),
+    );
+    let err = rt_bad.error_at(&FieldId::RtApp).unwrap().to_string();
+    assert!(err.starts_with("tasks.t.lock: the rt-app event"), "{err}");
+}

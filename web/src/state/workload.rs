@@ -5,7 +5,7 @@ use super::parse::{invalid, param_value, parse_u32, parse_u64};
 use super::policy::variant_mut;
 use super::{Applied, WorkloadEdit};
 use schedlab::experiment::{Experiment, Sweep};
-use schedlab::workload::bench::Benchmark;
+use schedlab::workload::bench::{Benchmark, Custom};
 use schedlab::workload::program::parse_cpulist;
 use schedlab::Error;
 use std::collections::BTreeMap;
@@ -31,13 +31,48 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             exp.repeats = parse_u32(&text)?;
             Ok(None)
         }
+        WorkloadEdit::Program(text) => {
+            let custom = Custom::from_json(&text)?;
+            replace_workload(exp, Benchmark::Custom(custom))
+        }
+        WorkloadEdit::ToCustom => {
+            let custom = exp.workload.to_custom()?;
+            replace_workload(exp, Benchmark::Custom(custom))
+        }
+        WorkloadEdit::RtApp(text) => {
+            if text.trim().is_empty() {
+                return Ok(None);
+            }
+            let import = schedlab::workload::rtapp::import(&text)?;
+            replace_workload(exp, Benchmark::Custom(import.workload))
+        }
     }
+}
+
+/// The custom workload as the Workload panel's text shows it: the whole
+/// workload object, as it appears in the experiment JSON.
+pub fn program_text(c: &Custom) -> String {
+    c.to_json()
+}
+
+/// A new workload; the sweep and per-variant changes it cannot take are
+/// dropped, and the notice says so.
+fn replace_workload(exp: &mut Experiment, workload: Benchmark) -> Applied {
+    let kind = workload.kind();
+    exp.workload = workload;
+    Ok(drop_unusable(exp).map(|d| format!("{kind} has no use for {d}; dropped.")))
 }
 
 /// A new benchmark at its defaults. The old one's sweep and per-variant
 /// changes name its parameters: keep only what the new one has, and say so.
 fn set_kind(exp: &mut Experiment, kind: &str) -> Applied {
     exp.workload = Benchmark::default_of(kind)?;
+    Ok(drop_unusable(exp).map(|d| format!("{kind} has no use for {d}; dropped.")))
+}
+
+/// Drops the sweep and per-variant changes the workload cannot take;
+/// what was dropped, if anything.
+fn drop_unusable(exp: &mut Experiment) -> Option<String> {
     let mut dropped = Vec::new();
     if let Some(s) = exp.sweep.take() {
         if exp.workload.params().iter().any(|p| p.name == s.param) {
@@ -57,8 +92,7 @@ fn set_kind(exp: &mut Experiment, kind: &str) -> Applied {
             keep
         });
     }
-    Ok((!dropped.is_empty())
-        .then(|| format!("{kind} has no use for {}; dropped.", dropped.join(", "))))
+    (!dropped.is_empty()).then(|| dropped.join(", "))
 }
 
 /// Limits between parameters (warm-up below duration) are checked with the

@@ -95,6 +95,10 @@ pub struct TaskSummary {
     pub sum_exec_ns: u64,
     pub exited_ns: Option<u64>,
     pub last_cpu: usize,
+    /// From each measured wakeup by another task to the task's running.
+    pub wakeup_latency: stats::LatencyHist,
+    /// The same for wakeups by the task's own timer (the end of a sleep).
+    pub timer_latency: stats::LatencyHist,
 }
 
 /// Counter indexes the engine bumps on its hot path.
@@ -350,6 +354,8 @@ impl Sim {
                     sum_exec_ns: self.ents[i].sum_exec_ns,
                     exited_ns: t.exited_ns,
                     last_cpu: t.cpu,
+                    wakeup_latency: t.wakeup_latency.clone(),
+                    timer_latency: t.timer_latency.clone(),
                 })
                 .collect(),
             channels: self.chans.iter().map(|c| c.stats).collect(),

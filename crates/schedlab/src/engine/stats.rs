@@ -154,10 +154,15 @@ impl MarkStats {
     /// The interval below which `pct` percent of intervals fall (to within a
     /// sixteenth of its power of two).
     pub fn percentile_ns(&self, pct: u64) -> u64 {
+        self.permille_ns(pct * 10)
+    }
+
+    /// As [`Self::percentile_ns`], in thousandths (999: the 99.9th).
+    pub fn permille_ns(&self, per_mille: u64) -> u64 {
         if self.intervals == 0 {
             return 0;
         }
-        let rank = (self.intervals * pct).div_ceil(100).max(1);
+        let rank = (self.intervals * per_mille).div_ceil(1000).max(1);
         let mut seen = 0;
         for (b, &n) in self.hist.iter().enumerate() {
             seen += n;
@@ -168,6 +173,137 @@ impl MarkStats {
             }
         }
         self.interval_max_ns
+    }
+}
+
+/// Wakeup latency: from a task's wakeup (try_to_wake_up) to its running
+/// again (its context switch in done), in a log-linear histogram of fixed
+/// memory: values below 16 ns exactly, then 16 sub-buckets per power of two
+/// (each within a sixteenth of its value), up to the simulated-time limit.
+/// Empty histograms allocate nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(into = "HistWire", try_from = "HistWire")]
+pub struct LatencyHist {
+    pub count: u64,
+    pub sum_ns: u64,
+    pub max_ns: u64,
+    /// Counts by bucket: empty, or [`LATENCY_BUCKETS`] long.
+    buckets: Vec<u32>,
+}
+
+/// Buckets of a [`LatencyHist`]: enough for any latency below 2^40 ns
+/// (over 18 minutes, beyond the simulated-time limit).
+pub const LATENCY_BUCKETS: usize = 37 * SUB_BUCKETS as usize;
+
+/// A histogram as JSON: the non-empty buckets as (lowest value, count).
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct HistWire {
+    count: u64,
+    sum_ns: u64,
+    max_ns: u64,
+    buckets: Vec<(u64, u64)>,
+}
+
+impl From<LatencyHist> for HistWire {
+    fn from(h: LatencyHist) -> Self {
+        HistWire {
+            count: h.count,
+            sum_ns: h.sum_ns,
+            max_ns: h.max_ns,
+            buckets: h.nonempty().collect(),
+        }
+    }
+}
+
+impl TryFrom<HistWire> for LatencyHist {
+    type Error = String;
+    fn try_from(w: HistWire) -> Result<Self, String> {
+        let mut h = LatencyHist {
+            count: w.count,
+            sum_ns: w.sum_ns,
+            max_ns: w.max_ns,
+            buckets: Vec::new(),
+        };
+        let mut total = 0u64;
+        for (floor, n) in w.buckets {
+            let b = bucket_of(floor);
+            if b >= LATENCY_BUCKETS || bucket_floor(b) != floor {
+                return Err(format!("{floor} ns is not a histogram bucket"));
+            }
+            h.alloc();
+            h.buckets[b] = u32::try_from(n).map_err(|_| "a bucket count is too large")?;
+            total += n;
+        }
+        if total != h.count {
+            return Err("histogram buckets do not add up to its count".into());
+        }
+        Ok(h)
+    }
+}
+
+impl LatencyHist {
+    fn alloc(&mut self) {
+        if self.buckets.is_empty() {
+            self.buckets = vec![0; LATENCY_BUCKETS];
+        }
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        self.alloc();
+        self.count += 1;
+        self.sum_ns += ns;
+        self.max_ns = self.max_ns.max(ns);
+        let b = bucket_of(ns).min(LATENCY_BUCKETS - 1);
+        self.buckets[b] += 1;
+    }
+
+    /// Adds another histogram's samples to this one.
+    pub fn merge(&mut self, other: &LatencyHist) {
+        if other.count == 0 {
+            return;
+        }
+        self.alloc();
+        self.count += other.count;
+        self.sum_ns += other.sum_ns;
+        self.max_ns = self.max_ns.max(other.max_ns);
+        // Counts of one run fit u32 (the event limit); only merging a
+        // hundred repeats of billions could reach the ceiling.
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a = a.saturating_add(*b);
+        }
+    }
+
+    /// The non-empty buckets as (lowest value in ns, count), ascending.
+    pub fn nonempty(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(b, &n)| (bucket_floor(b), n as u64))
+    }
+
+    /// A latency at or below which `per_mille` thousandths of the samples
+    /// fall: the highest value of the bucket holding that rank, capped at
+    /// the maximum (so at most a sixteenth above the exact value); 0 when
+    /// empty. 500 is the median, 999 the 99.9th percentile.
+    pub fn percentile_ns(&self, per_mille: u64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let rank = (self.count * per_mille).div_ceil(1000).max(1);
+        let mut seen = 0;
+        for (b, &n) in self.buckets.iter().enumerate() {
+            seen += n as u64;
+            if seen >= rank {
+                let top = bucket_floor(b + 1) - 1;
+                return top.min(self.max_ns);
+            }
+        }
+        self.max_ns
+    }
+
+    pub fn mean_ns(&self) -> u64 {
+        self.sum_ns.checked_div(self.count).unwrap_or(0)
     }
 }
 
@@ -227,6 +363,37 @@ mod tests {
             let floor = bucket_floor(b);
             assert!(floor <= v && v - floor <= v / 16, "{v} -> {b} -> {floor}");
         }
+    }
+
+    #[test]
+    fn latency_histogram_percentiles_merge_and_round_trip() {
+        let mut h = LatencyHist::default();
+        assert_eq!(h.percentile_ns(500), 0);
+        for d in 1..=1000u64 {
+            h.record(d * 1000);
+        }
+        let p50 = h.percentile_ns(500);
+        assert!((500_000..=532_000).contains(&p50), "{p50}");
+        let p999 = h.percentile_ns(999);
+        assert!((999_000..=1_000_000).contains(&p999), "{p999}");
+        assert_eq!(h.max_ns, 1_000_000);
+        // Far beyond any simulated latency: the last bucket, not a panic.
+        h.record(u64::MAX / 2);
+        let mut m = LatencyHist::default();
+        m.merge(&h);
+        m.merge(&LatencyHist::default());
+        assert_eq!(m, h);
+        let json = serde_json::to_string(&h).unwrap();
+        let back: LatencyHist = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, h);
+        assert!(serde_json::from_str::<LatencyHist>(
+            r#"{"count":1,"sum_ns":9,"max_ns":9,"buckets":[[1000001,1]]}"#
+        )
+        .is_err());
+        assert!(serde_json::from_str::<LatencyHist>(
+            r#"{"count":2,"sum_ns":3,"max_ns":3,"buckets":[[3,1]]}"#
+        )
+        .is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and waking tasks up (locally, by direct remote enqueue, or by IPI).
 
 use super::cpu::{CpuState, SegKind};
-use super::stats::TraceEvent;
+use super::stats::{LatencyHist, TraceEvent};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
@@ -82,6 +82,22 @@ pub(crate) struct Task {
     rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
+    /// When the task was last woken and has not run since, and whether
+    /// by its own timer.
+    woken_ns: Option<(u64, bool)>,
+    /// Wakeup-to-running latencies of measured wakeups by another task.
+    pub wakeup_latency: LatencyHist,
+    /// The same for wakeups by the task's own timer (sleep).
+    pub timer_latency: LatencyHist,
+    /// Where a `lap` measures from: the wakeup that ended the task's last
+    /// blocked read, or that read's completion if it did not block.
+    lap_from_ns: u64,
+    /// The current read blocked (its wakeup set `lap_from_ns`).
+    read_blocked: bool,
+    /// When the task started, and the end of each timer's current period
+    /// (None until first used).
+    started_ns: u64,
+    timers: Vec<Option<u64>>,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
 }
@@ -159,6 +175,13 @@ impl Sim {
             rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
             last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
+            woken_ns: None,
+            wakeup_latency: LatencyHist::default(),
+            timer_latency: LatencyHist::default(),
+            lap_from_ns: self.now,
+            read_blocked: false,
+            started_ns: self.now,
+            timers: vec![None; t.timer_slots],
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
@@ -278,7 +301,11 @@ impl Sim {
                         let cost = self.syscall_entry(task)
                             + self.cost.copy(take)
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
-                        self.tasks[task].pc += 1;
+                        let t = &mut self.tasks[task];
+                        if !std::mem::take(&mut t.read_blocked) {
+                            t.lap_from_ns = self.now;
+                        }
+                        t.pc += 1;
                         self.start_segment(cpu, SegKind::Kernel, cost, Pending::Drained { chan });
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Read(chan));
@@ -318,6 +345,44 @@ impl Sim {
                     }
                     self.tasks[task].pc += 1;
                 }
+                Insn::Timer {
+                    period_ns,
+                    slot,
+                    relative,
+                    slack,
+                } => {
+                    let now = self.now;
+                    let t = &mut self.tasks[task];
+                    t.pc += 1;
+                    let end = t.timers[slot].unwrap_or(t.started_ns + period_ns);
+                    let left = end.saturating_sub(now);
+                    t.timers[slot] = Some(if left == 0 && relative {
+                        now + period_ns
+                    } else {
+                        end + period_ns
+                    });
+                    if let Some(label) = slack {
+                        if now >= self.measure_from_ns {
+                            self.marks[label].record(now, task, Some(left));
+                        }
+                    }
+                    if left > 0 {
+                        // clock_nanosleep to the period's end: the wakeup
+                        // comes at `end` (or after the entry, if that is later).
+                        let cost = self.cost.syscall();
+                        let ns = left.saturating_sub(cost);
+                        self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+                        return;
+                    }
+                }
+                Insn::Lap(label) => {
+                    let now = self.now;
+                    let from = self.tasks[task].lap_from_ns;
+                    if from >= self.measure_from_ns {
+                        self.marks[label].record(now, task, Some(now - from));
+                    }
+                    self.tasks[task].pc += 1;
+                }
                 Insn::Fork(child) => {
                     self.tasks[task].pc += 1;
                     let cost = self.cost.fork();
@@ -353,6 +418,17 @@ impl Sim {
         match pending {
             Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
             Pending::SwitchIn => {
+                if let Some((at, timer)) = self.tasks[task].woken_ns.take() {
+                    if at >= self.measure_from_ns {
+                        let t = &mut self.tasks[task];
+                        let hist = if timer {
+                            &mut t.timer_latency
+                        } else {
+                            &mut t.wakeup_latency
+                        };
+                        hist.record(self.now - at);
+                    }
+                }
                 let ws = self.tasks[task].working_set_kib;
                 let warm = self.tasks[task].warm_cpu.replace(cpu);
                 match warm {
@@ -485,6 +561,12 @@ impl Sim {
         }
         if sync {
             self.counters.bump(self.ids.ttwu_sync);
+        }
+        let timer = waker_cpu.is_none();
+        self.tasks[task].woken_ns = Some((self.now, timer));
+        if let TaskState::Blocked(Wait::Read(_)) = self.tasks[task].state {
+            self.tasks[task].lap_from_ns = self.now;
+            self.tasks[task].read_blocked = true;
         }
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);

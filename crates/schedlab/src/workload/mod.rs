@@ -4,3 +4,4 @@
 
 pub mod bench;
 pub mod program;
+pub mod rtapp;

@@ -99,8 +99,34 @@ pub enum Op {
     Forever(Vec<Op>),
     /// Record a timing point under a label.
     Mark(String),
+    /// Record, under a label, the time since this task's last read began
+    /// to be served: since the wakeup that ended it if it blocked (so the
+    /// wakeup latency counts), else since it completed. A request's
+    /// latency, for a task that reads requests.
+    Lap(String),
     /// Start a child task, placed by the fork path.
     Fork(Box<TaskSpec>),
+    /// Sleep until the task's next period (rt-app's timer).
+    Timer(TimerSpec),
+}
+
+/// A periodic timer: the first period starts when the task starts; each
+/// use sleeps until the end of the current period, which then begins the
+/// next. Late (the period already over): no sleep, and the next period
+/// ends one period after the missed end (absolute) or after now (relative).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimerSpec {
+    pub period_ns: u64,
+    /// Timers of one task with the same name share their periods.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub relative: bool,
+    /// Record each use's slack (time left in the period, 0 when late)
+    /// under this label, like a mark's intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,8 +189,16 @@ pub enum Insn {
         body: usize,
     },
     Mark(usize),
+    Lap(usize),
     /// Fork the compiled task `template`.
     Fork(usize),
+    /// Sleep to the end of the period of timer `slot`.
+    Timer {
+        period_ns: u64,
+        slot: usize,
+        relative: bool,
+        slack: Option<usize>,
+    },
 }
 
 /// A checked task, ready to start.
@@ -177,6 +211,8 @@ pub struct TaskTemplate {
     pub working_set_kib: u64,
     pub start_cpu: Option<usize>,
     pub code: Vec<Insn>,
+    /// Distinct timers (by name) the code uses.
+    pub timer_slots: usize,
 }
 
 /// A checked workload: initial tasks, fork templates, channels, mark labels.
@@ -187,13 +223,20 @@ pub struct Workload {
     pub templates: Vec<TaskTemplate>,
     pub initial: usize,
     pub labels: Vec<String>,
+    /// The timer names of the task being compiled.
+    timer_names: Vec<String>,
 }
 
 fn takes_time(op: &Op) -> bool {
     match op {
-        Op::Compute(_) | Op::Write { .. } | Op::Read { .. } | Op::Sleep(_) | Op::Fork(_) => true,
+        Op::Compute(_)
+        | Op::Write { .. }
+        | Op::Read { .. }
+        | Op::Sleep(_)
+        | Op::Fork(_)
+        | Op::Timer(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
-        Op::Mark(_) => false,
+        Op::Mark(_) | Op::Lap(_) => false,
     }
 }
 
@@ -244,6 +287,7 @@ impl Workload {
             templates: Vec::new(),
             initial: spec.tasks.len(),
             labels: Vec::new(),
+            timer_names: Vec::new(),
         };
         // Initial tasks take the first template slots; forks append after.
         w.templates.resize(
@@ -256,6 +300,7 @@ impl Workload {
                 working_set_kib: 0,
                 start_cpu: None,
                 code: Vec::new(),
+                timer_slots: 0,
             },
         );
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -269,26 +314,31 @@ impl Workload {
     }
 
     fn compile_task(&mut self, t: &TaskSpec, at: &str, ncpus: usize) -> Result<TaskTemplate> {
+        let who = format!("task {:?}", t.name);
         if !(-20..=19).contains(&t.nice) {
             return Err(Error::invalid(format!(
-                "{at} ({}): nice {} is not in -20..=19",
-                t.name, t.nice
+                "{at}.nice ({who}): nice {} is not in -20..=19",
+                t.nice
             )));
         }
         let affinity = match &t.affinity {
             Some(list) => Some(
                 parse_cpulist(list, ncpus)
-                    .map_err(|e| Error::invalid(format!("{at} ({}): {e}", t.name)))?,
+                    .map_err(|e| Error::invalid(format!("{at}.affinity ({who}): {e}")))?,
             ),
             None => None,
         };
+        if let Some(cpu) = t.start_cpu {
+            if cpu >= ncpus {
+                return Err(Error::invalid(format!(
+                    "{at}.start_cpu ({who}): CPU {cpu} does not exist (the machine has {ncpus})"
+                )));
+            }
+        }
         let mut code = Vec::new();
-        self.compile_ops(
-            &t.program,
-            &mut code,
-            &format!("{at} ({}).program", t.name),
-            ncpus,
-        )?;
+        let outer = std::mem::take(&mut self.timer_names);
+        self.compile_ops(&t.program, &mut code, &format!("{at}.program"), &who, ncpus)?;
+        let timer_slots = std::mem::replace(&mut self.timer_names, outer).len();
         Ok(TaskTemplate {
             name: t.name.clone(),
             nice: t.nice,
@@ -297,6 +347,7 @@ impl Workload {
             working_set_kib: t.working_set_kib,
             start_cpu: t.start_cpu,
             code,
+            timer_slots,
         })
     }
 
@@ -305,18 +356,19 @@ impl Workload {
         count: u64,
         body: &[Op],
         code: &mut Vec<Insn>,
-        here: &str,
+        (here, body_at, who): (&str, &str, &str),
         ncpus: usize,
     ) -> Result<()> {
         // A body that takes no time would spin forever at one instant.
         if !body.iter().any(takes_time) {
+            let what = if count == u64::MAX { "forever" } else { "loop" };
             return Err(Error::invalid(format!(
-                "{here}: a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
+                "{here} ({who}, {what}): a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
             )));
         }
         code.push(Insn::LoopStart { count });
         let start = code.len();
-        self.compile_ops(body, code, &format!("{here}.body"), ncpus)?;
+        self.compile_ops(body, code, body_at, who, ncpus)?;
         code.push(Insn::LoopEnd { body: start });
         Ok(())
     }
@@ -326,19 +378,21 @@ impl Workload {
         ops: &[Op],
         code: &mut Vec<Insn>,
         at: &str,
+        who: &str,
         ncpus: usize,
     ) -> Result<()> {
         for (i, op) in ops.iter().enumerate() {
             let here = format!("{at}[{i}]");
+            let fail =
+                |msg: String| Error::invalid(format!("{here} ({who}, {}): {msg}", op.name()));
             match op {
                 Op::Compute(t) | Op::Sleep(t) => {
                     if t.jitter_pct > 100 {
-                        return Err(Error::invalid(format!(
-                            "{here}: jitter_pct {} is over 100",
-                            t.jitter_pct
-                        )));
+                        return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
                     }
-                    limits::SIM_TIME_NS.check(&format!("{here}: ns"), t.ns)?;
+                    limits::SIM_TIME_NS
+                        .check("ns", t.ns)
+                        .map_err(|e| fail(e.to_string()))?;
                     code.push(if matches!(op, Op::Compute(_)) {
                         Insn::Compute(*t)
                     } else {
@@ -347,17 +401,17 @@ impl Workload {
                 }
                 Op::Write { chan, bytes } | Op::Read { chan, bytes } => {
                     if *chan >= self.channels.len() {
-                        return Err(Error::invalid(format!(
-                            "{here}: channel {chan} does not exist (the workload has {})",
+                        return Err(fail(format!(
+                            "channel {chan} does not exist (the workload has {})",
                             self.channels.len()
                         )));
                     }
                     if *bytes == 0 {
-                        return Err(Error::invalid(format!("{here}: bytes must be at least 1")));
+                        return Err(fail("bytes must be at least 1".into()));
                     }
                     if matches!(op, Op::Write { .. }) && *bytes > self.channels[*chan].capacity {
-                        return Err(Error::invalid(format!(
-                            "{here}: a {bytes}-byte write can never fit channel {chan}'s {}-byte buffer",
+                        return Err(fail(format!(
+                            "a {bytes}-byte write can never fit channel {chan}'s {}-byte buffer",
                             self.channels[*chan].capacity
                         )));
                     }
@@ -374,21 +428,51 @@ impl Workload {
                     });
                 }
                 Op::Loop { count: 0, .. } => {
-                    return Err(Error::invalid(format!(
-                        "{here}: a loop needs a count of at least 1"
-                    )));
+                    return Err(fail("a loop needs a count of at least 1".into()));
                 }
-                Op::Loop { count, body } => self.compile_loop(*count, body, code, &here, ncpus)?,
-                Op::Forever(body) => self.compile_loop(u64::MAX, body, code, &here, ncpus)?,
-                Op::Mark(label) => {
-                    let id = match self.labels.iter().position(|l| l == label) {
-                        Some(id) => id,
+                Op::Loop { count, body } => self.compile_loop(
+                    *count,
+                    body,
+                    code,
+                    (&here, &format!("{here}.loop.body"), who),
+                    ncpus,
+                )?,
+                Op::Forever(body) => self.compile_loop(
+                    u64::MAX,
+                    body,
+                    code,
+                    (&here, &format!("{here}.forever"), who),
+                    ncpus,
+                )?,
+                Op::Timer(t) => {
+                    if t.period_ns == 0 {
+                        return Err(fail("period_ns must be at least 1".into()));
+                    }
+                    limits::SIM_TIME_NS
+                        .check("period_ns", t.period_ns)
+                        .map_err(|e| fail(e.to_string()))?;
+                    let slot = match self.timer_names.iter().position(|n| *n == t.name) {
+                        Some(s) => s,
                         None => {
-                            self.labels.push(label.clone());
-                            self.labels.len() - 1
+                            self.timer_names.push(t.name.clone());
+                            self.timer_names.len() - 1
                         }
                     };
-                    code.push(Insn::Mark(id));
+                    let slack = t.slack.as_ref().map(|l| self.label(l));
+                    code.push(Insn::Timer {
+                        period_ns: t.period_ns,
+                        slot,
+                        relative: t.relative,
+                        slack,
+                    });
+                }
+                Op::Mark(label) | Op::Lap(label) => {
+                    let id = self.label(label);
+                    code.push(if matches!(op, Op::Mark(_)) {
+                        Insn::Mark(id)
+                    } else {
+                        Insn::Lap(id)
+                    });
                 }
                 Op::Fork(child) => {
                     let template = self.compile_task(child, &format!("{here}.fork"), ncpus)?;
@@ -398,6 +482,36 @@ impl Workload {
             }
         }
         Ok(())
+    }
+}
+
+impl Workload {
+    fn label(&mut self, label: &str) -> usize {
+        match self.labels.iter().position(|l| l == label) {
+            Some(id) => id,
+            None => {
+                self.labels.push(label.to_string());
+                self.labels.len() - 1
+            }
+        }
+    }
+}
+
+impl Op {
+    /// The instruction's name as the JSON spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Compute(_) => "compute",
+            Op::Write { .. } => "write",
+            Op::Read { .. } => "read",
+            Op::Sleep(_) => "sleep",
+            Op::Loop { .. } => "loop",
+            Op::Forever(_) => "forever",
+            Op::Mark(_) => "mark",
+            Op::Lap(_) => "lap",
+            Op::Fork(_) => "fork",
+            Op::Timer(_) => "timer",
+        }
     }
 }
 
@@ -447,7 +561,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "tasks[0] (a).program[0].body[0]: channel 3 does not exist (the workload has 0)"
+            "tasks[0].program[0].loop.body[0] (task \"a\", read): channel 3 does not exist (the workload has 0)"
         );
 
         let err = Workload::compile(
@@ -458,7 +572,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "tasks[0] (a): cpulist \"0-4\": \"0-4\" is not a range of CPUs 0..=3"
+            "tasks[0].affinity (task \"a\"): cpulist \"0-4\": \"0-4\" is not a range of CPUs 0..=3"
         );
 
         let err = Workload::compile(&spec(r#"{"tasks":[{"name":"a","program":[{"loop":{"count":0,"body":[{"compute":{"ns":1}}]}}]}]}"#), 1)

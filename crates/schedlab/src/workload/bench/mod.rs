@@ -4,17 +4,21 @@
 //! tool's parameter names and defaults, builds a [`WorkloadSpec`], and reads
 //! what the tool would print from the run's timing points and traffic.
 
+mod custom;
 mod hackbench;
 mod lat_ctx;
 mod netperf;
 mod pipe;
+mod schbench;
 mod sysbench;
 mod tbench;
 
+pub use custom::{Custom, CustomMetric};
 pub use hackbench::Hackbench;
 pub use lat_ctx::LatCtx;
 pub use netperf::{Netperf, NetperfTest};
 pub use pipe::{PerfBenchPipe, PipeTest};
+pub use schbench::Schbench;
 pub use sysbench::{Database, Sysbench};
 pub use tbench::Tbench;
 
@@ -34,6 +38,8 @@ pub enum Benchmark {
     Tbench(Tbench),
     Netperf(Netperf),
     Sysbench(Sysbench),
+    Schbench(Schbench),
+    Custom(Custom),
 }
 
 /// Which way a metric is better.
@@ -81,6 +87,8 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Schbench(_) => "schbench",
+            Benchmark::Custom(_) => "custom",
         }
     }
 
@@ -94,6 +102,8 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.build(),
             Benchmark::Netperf(b) => b.build(),
             Benchmark::Sysbench(b) => b.build(),
+            Benchmark::Schbench(b) => b.build(),
+            Benchmark::Custom(b) => b.build(),
         }
     }
 
@@ -130,6 +140,12 @@ impl Benchmark {
                 unit: "per sec",
                 better: Better::Higher,
             },
+            Benchmark::Schbench(_) => Metric {
+                name: "wakeup latency p99",
+                unit: "us",
+                better: Better::Lower,
+            },
+            Benchmark::Custom(c) => c.metric(),
         }
     }
 
@@ -143,6 +159,8 @@ impl Benchmark {
             Benchmark::Tbench(b) => b.report(out),
             Benchmark::Netperf(b) => b.report(out),
             Benchmark::Sysbench(b) => b.report(out),
+            Benchmark::Schbench(b) => b.report(out),
+            Benchmark::Custom(b) => b.report(out),
         }
     }
 
@@ -184,13 +202,19 @@ impl Benchmark {
             Benchmark::Tbench(_) => "tbench",
             Benchmark::Netperf(_) => "netperf",
             Benchmark::Sysbench(_) => "sysbench",
+            Benchmark::Schbench(_) => "schbench",
+            Benchmark::Custom(_) => "custom",
         }
     }
 
-    /// The benchmark `kind` with every parameter at the tool's default.
+    /// The benchmark `kind` with every parameter at the tool's default (a
+    /// small producer and consumer for `custom`).
     pub fn default_of(kind: &str) -> Result<Benchmark> {
         if !KINDS.contains(&kind) {
             return Err(Error::unknown("workload kind", kind, KINDS));
+        }
+        if kind == "custom" {
+            return Ok(Benchmark::Custom(Custom::example()));
         }
         serde_json::from_value(serde_json::json!({ "kind": kind }))
             .map_err(|e| Error::invalid(format!("workload {kind}: {e}")))
@@ -206,7 +230,27 @@ impl Benchmark {
             Benchmark::Tbench(_) => TBENCH,
             Benchmark::Netperf(_) => NETPERF,
             Benchmark::Sysbench(_) => SYSBENCH,
+            Benchmark::Schbench(_) => SCHBENCH,
+            Benchmark::Custom(_) => CUSTOM,
         }
+    }
+
+    /// This workload as a custom one: the program its generator builds,
+    /// its run length and warm-up; reporting wakeup latency (the tool's
+    /// own output needs the generator). Runs identically.
+    pub fn to_custom(&self) -> Result<Custom> {
+        if let Benchmark::Custom(c) = self {
+            return Ok(c.clone());
+        }
+        let built = self.build()?;
+        Ok(Custom {
+            duration_ms: built.duration_ns.map(|ns| ns.div_ceil(1_000_000)),
+            warmup_ms: built.measure_from_ns / 1_000_000,
+            metric: CustomMetric::WakeupP99,
+            mark: None,
+            channels: built.spec.channels,
+            tasks: built.spec.tasks,
+        })
     }
 }
 
@@ -299,8 +343,46 @@ const SYSBENCH: &[ParamInfo] = &[
     AFFINITY,
 ];
 
+const SCHBENCH: &[ParamInfo] = &[
+    p("message_threads", "-m", "message threads"),
+    p("workers", "-t", "worker threads per message thread"),
+    p("runtime_ms", "-r", "run time, ms"),
+    p("sleep_us", "-s", "sleep in each request, us"),
+    p("cputime_us", "-c", "CPU work in each request, us"),
+    p(
+        "rps",
+        "-R",
+        "requests per second overall (0: as fast as the workers go)",
+    ),
+    p("warmup_ms", "-w", "start of the run not measured, ms"),
+    AFFINITY,
+];
+const CUSTOM: &[ParamInfo] = &[
+    ParamInfo {
+        optional: true,
+        ..p(
+            "duration_ms",
+            "",
+            "run time, ms (omitted: until every task exits)",
+        )
+    },
+    WARMUP,
+    ParamInfo {
+        choices: &custom::METRICS,
+        ..p("metric", "", "the number reported")
+    },
+    ParamInfo {
+        optional: true,
+        ..p(
+            "mark",
+            "",
+            "the mark label mark_interval and mark_rate read",
+        )
+    },
+];
+
 /// Every benchmark kind, as the `kind` tag spells it.
-pub const KINDS: [&str; 7] = [
+pub const KINDS: [&str; 9] = [
     "pipe_test",
     "perf_bench_pipe",
     "lat_ctx",
@@ -308,6 +390,8 @@ pub const KINDS: [&str; 7] = [
     "tbench",
     "netperf",
     "sysbench",
+    "schbench",
+    "custom",
 ];
 
 const NETPERF_TESTS: [&str; 5] = [

@@ -305,6 +305,7 @@ fn every_generator_takes_affinity() {
         r#"{"kind":"tbench","affinity":"0-1"}"#,
         r#"{"kind":"netperf","test":"TCP_RR","affinity":"0-1"}"#,
         r#"{"kind":"sysbench","affinity":"0-1"}"#,
+        r#"{"kind":"schbench","affinity":"0-1"}"#,
     ] {
         let built = bench(json).build().unwrap();
         fn all_pinned(t: &crate::workload::program::TaskSpec) -> bool {
@@ -400,7 +401,9 @@ fn every_kind_has_defaults_and_lists_exactly_its_parameters() {
             .unwrap()
             .keys()
             .map(String::as_str)
-            .filter(|k| *k != "kind")
+            // A custom workload's program is edited as text, not as parameters.
+            .filter(|k| !["kind", "channels", "tasks"].contains(k))
+            .filter(|k| !b.params().iter().any(|p| p.optional && p.name == *k))
             .collect();
         let mut listed: Vec<&str> = b
             .params()
@@ -417,11 +420,168 @@ fn every_kind_has_defaults_and_lists_exactly_its_parameters() {
                 assert_eq!(serde_json::to_value(&changed).unwrap()[p.name], *choice);
             }
             if p.optional {
-                b.with_param(p.name, &serde_json::json!("0")).unwrap();
+                b.with_param(p.name, &serde_json::json!("0"))
+                    .or_else(|_| b.with_param(p.name, &serde_json::json!(1)))
+                    .unwrap();
             }
         }
     }
     let err = Benchmark::default_of("dbench").unwrap_err().to_string();
     assert!(err.contains("unknown workload kind \"dbench\""), "{err}");
     assert!(err.contains("hackbench"), "{err}");
+}
+
+#[test]
+fn a_custom_workload_runs_and_reports_its_metric() {
+    let b = Benchmark::default_of("custom").unwrap();
+    let (out, report) = run("ivb-ep-2s", Era::V6_5, &b);
+    // The consumer marks "consumed" once per item: about one per 20 us.
+    let rate = report.value;
+    assert!((30_000.0..=60_000.0).contains(&rate), "{rate}");
+    assert!(report.text.contains("producer"), "{}", report.text);
+    assert!(report.text.contains("mark \"consumed\""), "{}", report.text);
+    assert!(out.tasks[1].wakeup_latency.count > 1000);
+    let p99 = b
+        .with_param("metric", &serde_json::json!("wakeup_p99"))
+        .unwrap();
+    let (_, r) = run("ivb-ep-2s", Era::V6_5, &p99);
+    assert!(r.value > 0.0 && r.value < 100.0, "{}", r.value);
+    assert_eq!(p99.metric().name, "wakeup latency p99");
+}
+
+#[test]
+fn every_generator_as_a_custom_workload_runs_identically() {
+    for json in [
+        r#"{"kind":"pipe_test","loops":300,"batches":2}"#,
+        r#"{"kind":"tbench","clients":3,"duration_ms":20,"warmup_ms":5}"#,
+        r#"{"kind":"hackbench","groups":2,"loops":20}"#,
+    ] {
+        let b = bench(json);
+        let custom = Benchmark::Custom(b.to_custom().unwrap());
+        // Through JSON and back, as the page and links carry it.
+        let text = serde_json::to_string(&custom).unwrap();
+        let custom: Benchmark = serde_json::from_str(&text).unwrap();
+        let (a, _) = run("ivb-ep-2s", Era::V4_15, &b);
+        let (c, _) = run("ivb-ep-2s", Era::V4_15, &custom);
+        assert_eq!(a.end_ns, c.end_ns, "{json}");
+        assert_eq!(a.counters, c.counters, "{json}");
+        assert_eq!(a.tasks, c.tasks, "{json}");
+    }
+}
+
+#[test]
+fn custom_errors_name_the_task_the_instruction_and_the_path() {
+    let err = |json: &str| Custom::from_json(json).unwrap_err().to_string();
+    let e = err(r#"{"tasks":[{"name":"a","program":[{"compute":{"ns":1}}]},
+        {"name":"b","program":[{"loop":{"count":2,"body":[{"mark":"x"},{"comput":{"ns":1}}]}}]}]}"#);
+    assert!(
+        e.starts_with("workload.tasks[1].program[0].loop.body[1] (task \"b\", comput): unknown variant `comput`"),
+        "{e}"
+    );
+    let e = err(r#"{"tasks":[{"name":"a","program":[{"forever":[{"read":{"chan":0}}]}]}]}"#);
+    assert!(
+        e.starts_with(
+            "workload.tasks[0].program[0].forever[0] (task \"a\", read): missing field `bytes`"
+        ),
+        "{e}"
+    );
+    let e = err(r#"{"tasks":[{"name":"a","nice":3,"program":[],"cpus":"0"}]}"#);
+    assert!(
+        e.starts_with("workload.tasks[0] (task \"a\"): unknown field `cpus`"),
+        "{e}"
+    );
+    let e = err(r#"{"channels":[{"kind":"fifo"}],"tasks":[]}"#);
+    assert!(
+        e.starts_with("workload.channels[0]: unknown variant `fifo`"),
+        "{e}"
+    );
+    let e = err("{\n  \"tasks\": [\n}");
+    assert!(e.starts_with("line 3, column 1"), "{e}");
+
+    // What only the machine can check is caught by the experiment, by path.
+    let exp = |workload: &str| {
+        crate::experiment::Experiment::from_json(&format!(
+            r#"{{"version":1,"name":"t","machine":"ivb-ep-2s","policy":{{"era":"6.5"}},
+                "variants":[{{"label":"A"}}],"workload":{workload}}}"#
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    let e = exp(r#"{"kind":"custom","tasks":[{"name":"w","program":[
+        {"fork":{"name":"kid","program":[{"write":{"chan":2,"bytes":1}}]}}]}]}"#);
+    assert_eq!(
+        e,
+        "workload.tasks[0].program[0].fork.program[0] (task \"kid\", write): channel 2 does not exist (the workload has 0)"
+    );
+    let e = exp(
+        r#"{"kind":"custom","tasks":[{"name":"w","affinity":"99","program":[{"compute":{"ns":1}}]}]}"#,
+    );
+    assert!(
+        e.starts_with("workload.tasks[0].affinity (task \"w\"): cpulist"),
+        "{e}"
+    );
+    let e = exp(
+        r#"{"kind":"custom","metric":"mark_rate","tasks":[{"name":"w","program":[{"compute":{"ns":1}}]}]}"#,
+    );
+    assert_eq!(e, "workload.mark: the metric reads a mark; name its label");
+    let e = exp(
+        r#"{"kind":"custom","tasks":[{"name":"w","program":[{"loop":{"count":3,"body":[{"mark":"m"}]}}]}]}"#,
+    );
+    assert!(
+        e.contains("program[0] (task \"w\", loop): a loop body needs"),
+        "{e}"
+    );
+}
+
+#[test]
+fn schbench_prints_wakeup_and_request_percentiles_and_rps() {
+    let b = bench(
+        r#"{"kind":"schbench","message_threads":2,"workers":4,"runtime_ms":200,"warmup_ms":20}"#,
+    );
+    let built = b.build().unwrap();
+    // Two message threads, each forking its four workers, threads of one process.
+    assert_eq!(built.spec.tasks.len(), 2);
+    assert_eq!(built.spec.channels.len(), 16);
+    let (out, report) = run("desktop-8c", Era::V6_5, &b);
+    let lines: Vec<&str> = report.text.lines().collect();
+    assert!(
+        lines[0].starts_with("Wakeup Latencies percentiles (usec) runtime 0.2 (s) ("),
+        "{}",
+        report.text
+    );
+    assert!(lines[1].starts_with("\t  50.0th: "), "{}", report.text);
+    assert!(lines[3].starts_with("\t* 99.0th: "), "{}", report.text);
+    assert!(lines[4].starts_with("\t  99.9th: "), "{}", report.text);
+    assert!(
+        lines[6].starts_with("Request Latencies percentiles (usec)"),
+        "{}",
+        report.text
+    );
+    assert!(lines[12].starts_with("average rps: "), "{}", report.text);
+    // Eight workers on 16 CPUs: about 8 / (1 ms of work + 0.1 ms sleep) per second.
+    let rps = report.details.iter().find(|d| d.0 == "rps").unwrap().1;
+    assert!((5_000.0..=8_000.0).contains(&rps), "{rps}");
+    let req_p99 = report.details[0].1;
+    assert!((1_100.0..=2_000.0).contains(&req_p99), "{req_p99}");
+    assert!(report.value > 0.0 && report.value < req_p99);
+    assert!(
+        out.tasks
+            .iter()
+            .filter(|t| t.name.starts_with("worker"))
+            .count()
+            == 8
+    );
+
+    // -R paces the posts; the message threads' own timer wakeups (an idle
+    // exit from a deep C-state on this box) stretch each gap a little.
+    let paced = b.with_param("rps", &serde_json::json!(2000)).unwrap();
+    let (_, r) = run("desktop-8c", Era::V6_5, &paced);
+    let rps = r.details.iter().find(|d| d.0 == "rps").unwrap().1;
+    assert!((1_500.0..=2_000.0).contains(&rps), "{rps}");
+
+    let err = bench(r#"{"kind":"schbench","workers":0}"#)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "schbench parameter workers is 0; it must be 1..=1024");
 }

@@ -1,0 +1,225 @@
+//! schbench -m M -t T: M message threads, each with T worker threads of
+//! one process. A message thread hands its workers requests; a worker
+//! sleeps on its request (a futex in the tool, a pipe here), and when woken
+//! does the request: a short sleep (-s, standing for I/O or a lock) and
+//! then -c of CPU work, and hands its reply back. The wakeup latency is the
+//! workers' (from the message thread's wakeup to the worker's running), the
+//! request latency runs from that wakeup to the request's end, RPS counts
+//! requests per second.
+//!
+//! Without -R the message thread keeps every worker busy, round robin:
+//! it takes worker i's reply and posts it its next request. With -R it
+//! posts R requests per second overall, spread evenly over its workers,
+//! not waiting for replies (a request arriving while the worker is busy
+//! waits in its queue; the request latency then starts when the worker
+//! takes it). The pacing is a sleep per post, so the message thread's own
+//! timer wakeups stretch it: the printed RPS is what was achieved. Left out: the tool's per-CPU locking, its cache-footprint
+//! matrix, and its automatic -t (one worker per CPU).
+
+use super::{
+    channel, check, compute, mark_stats, measured_secs, ms_to_ns, read, task, write, Built, Report,
+};
+use crate::engine::stats::LatencyHist;
+use crate::engine::RunOutput;
+use crate::error::Result;
+use crate::workload::program::{ChannelKind, Op, Time, WorkloadSpec};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Schbench {
+    /// -m: message threads.
+    #[serde(default = "one")]
+    pub message_threads: u64,
+    /// -t: workers per message thread.
+    #[serde(default = "default_workers")]
+    pub workers: u64,
+    /// -r: run time, ms (the tool takes seconds, default 30).
+    #[serde(default = "default_runtime")]
+    pub runtime_ms: u64,
+    /// -s: sleep in each request, us.
+    #[serde(default = "default_sleep")]
+    pub sleep_us: u64,
+    /// -c: CPU work in each request, us.
+    #[serde(default = "default_cpu")]
+    pub cputime_us: u64,
+    /// -R: requests per second overall; 0: as fast as the workers go.
+    #[serde(default)]
+    pub rps: u64,
+    /// -w: start of the run not measured, ms.
+    #[serde(default = "default_warmup")]
+    pub warmup_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<String>,
+}
+
+fn one() -> u64 {
+    1
+}
+fn default_workers() -> u64 {
+    4
+}
+fn default_runtime() -> u64 {
+    500
+}
+fn default_sleep() -> u64 {
+    100
+}
+fn default_cpu() -> u64 {
+    1_000
+}
+fn default_warmup() -> u64 {
+    50
+}
+
+/// A post or a reply: a futex word's worth.
+const MSG: u64 = 8;
+/// The message thread's own work per request (queueing it).
+const POST_NS: u64 = 500;
+
+impl Schbench {
+    pub fn build(&self) -> Result<Built> {
+        check("schbench", "message_threads", self.message_threads, 1, 64)?;
+        check("schbench", "workers", self.workers, 1, 1024)?;
+        check(
+            "schbench",
+            "message_threads x workers",
+            self.message_threads * self.workers,
+            1,
+            4096,
+        )?;
+        check("schbench", "runtime_ms", self.runtime_ms, 1, 600_000)?;
+        check(
+            "schbench",
+            "warmup_ms",
+            self.warmup_ms,
+            0,
+            self.runtime_ms.saturating_sub(1),
+        )?;
+        check("schbench", "sleep_us", self.sleep_us, 0, 1_000_000)?;
+        check("schbench", "cputime_us", self.cputime_us, 1, 1_000_000)?;
+        check("schbench", "rps", self.rps, 0, 10_000_000)?;
+        let (m, t) = (self.message_threads as usize, self.workers as usize);
+        // Each message thread posts rps / m per second, round robin.
+        let gap_ns = (self.rps > 0).then(|| 1_000_000_000 * m as u64 / self.rps);
+        if gap_ns == Some(0) {
+            return Err(crate::error::Error::invalid(
+                "schbench parameter rps is more than one request per ns per message thread",
+            ));
+        }
+        let mut channels = Vec::new();
+        let mut tasks = Vec::new();
+        for mi in 0..m {
+            let mut program = Vec::new();
+            let mut serve = Vec::new();
+            for wi in 0..t {
+                let (post, reply) = (channels.len(), channels.len() + 1);
+                channels.push(channel(ChannelKind::Pipe, 4096));
+                channels.push(channel(ChannelKind::Pipe, 4096));
+                let mut work = vec![read(post, MSG)];
+                if self.sleep_us > 0 {
+                    work.push(Op::Sleep(Time::fixed(self.sleep_us * 1000)));
+                }
+                work.extend([
+                    compute(self.cputime_us * 1000, 10),
+                    Op::Lap("request".into()),
+                ]);
+                let mut body = work;
+                if gap_ns.is_none() {
+                    body.push(write(reply, MSG));
+                }
+                let mut worker = task(format!("worker{mi}.{wi}"), &self.affinity, {
+                    // Ready for the first request.
+                    let mut p = if gap_ns.is_none() {
+                        vec![write(reply, MSG)]
+                    } else {
+                        vec![]
+                    };
+                    p.push(Op::Forever(body));
+                    p
+                });
+                worker.process = Some(1);
+                program.push(Op::Fork(Box::new(worker)));
+                match gap_ns {
+                    None => serve.extend([read(reply, MSG), compute(POST_NS, 0), write(post, MSG)]),
+                    Some(gap) => serve.extend([
+                        Op::Sleep(Time::fixed(gap.saturating_sub(POST_NS).max(1))),
+                        compute(POST_NS, 0),
+                        write(post, MSG),
+                    ]),
+                }
+            }
+            program.push(Op::Forever(serve));
+            let mut message = task(format!("message{mi}"), &self.affinity, program);
+            message.process = Some(1);
+            tasks.push(message);
+        }
+        Ok(Built {
+            spec: WorkloadSpec { channels, tasks },
+            duration_ns: Some(ms_to_ns(self.runtime_ms)),
+            measure_from_ns: ms_to_ns(self.warmup_ms),
+        })
+    }
+
+    /// The workers' wakeups by their message thread.
+    fn wakeups(out: &RunOutput) -> LatencyHist {
+        let mut h = LatencyHist::default();
+        for t in out.tasks.iter().filter(|t| t.name.starts_with("worker")) {
+            h.merge(&t.wakeup_latency);
+        }
+        h
+    }
+
+    pub fn report(&self, out: &RunOutput) -> Report {
+        let wake = Self::wakeups(out);
+        let req = mark_stats(out, "request");
+        let secs = measured_secs(out);
+        let requests = req.map_or(0, |r| r.intervals);
+        let rps = if secs > 0.0 {
+            requests as f64 / secs
+        } else {
+            0.0
+        };
+        let us = |ns: u64| ns.div_ceil(1000);
+        let runtime = self.runtime_ms as f64 / 1000.0;
+        let mut text = format!(
+            "Wakeup Latencies percentiles (usec) runtime {runtime} (s) ({} total samples)\n",
+            wake.count
+        );
+        for (label, pm) in [("50.0", 500), ("90.0", 900), ("99.0", 990), ("99.9", 999)] {
+            let star = if pm == 990 { '*' } else { ' ' };
+            text.push_str(&format!(
+                "\t{star} {label}th: {}\n",
+                us(wake.percentile_ns(pm))
+            ));
+        }
+        text.push_str(&format!("\t  max={}\n", us(wake.max_ns)));
+        text.push_str(&format!(
+            "Request Latencies percentiles (usec) runtime {runtime} (s) ({requests} total samples)\n"
+        ));
+        for (label, pm) in [("50.0", 500), ("90.0", 900), ("99.0", 990), ("99.9", 999)] {
+            let star = if pm == 990 { '*' } else { ' ' };
+            text.push_str(&format!(
+                "\t{star} {label}th: {}\n",
+                us(req.map_or(0, |r| r.permille_ns(pm)))
+            ));
+        }
+        text.push_str(&format!(
+            "\t  max={}\n",
+            us(req.map_or(0, |r| r.interval_max_ns))
+        ));
+        text.push_str(&format!("average rps: {rps:.2}\n"));
+        Report {
+            value: wake.percentile_ns(990) as f64 / 1000.0,
+            series: vec![],
+            details: vec![
+                (
+                    "request_p99_us",
+                    req.map_or(0, |r| r.permille_ns(990)) as f64 / 1000.0,
+                ),
+                ("rps", rps),
+            ],
+            text,
+        }
+    }
+}

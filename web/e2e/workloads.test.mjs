@@ -1,0 +1,74 @@
+// Workloads of your own: a benchmark edited as a custom workload (errors at
+// line and column, kept in the link), a pasted rt-app file, and the
+// wakeup-latency CDF drawn per variant.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, runToEnd, field } from './harness.mjs';
+
+const env = useBrowser();
+
+async function setText(page, selector, text) {
+  await page.fill(selector, text);
+  await page.dispatchEvent(selector, 'change');
+}
+
+test('a benchmark becomes a custom workload edited as text, kept in the link, with a latency CDF', async () => {
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'retune-pipe-test');
+  await page.click('button#to-custom');
+  const program = field('workload.program');
+  await page.waitForSelector(program);
+  assert.match(await page.inputValue(program), /"kind": "custom"/);
+  assert.match(await page.inputValue(program), /"fork"/, 'the generator\'s program is shown');
+
+  await setText(page, program, '{\n  "tasks": [\n}');
+  const err = await page.textContent(`label:has(${program}) .field-error`);
+  assert.match(err, /^line 3, column 1/);
+  assert.equal(await page.isDisabled('button#run'), true);
+  assert.equal(await page.inputValue(program), '{\n  "tasks": [\n}', 'the text typed stays');
+
+  await setText(page, program, JSON.stringify({
+    kind: 'custom',
+    duration_ms: 20,
+    channels: [{ kind: 'pipe' }],
+    tasks: [
+      { name: 'producer', program: [{ forever: [{ compute: { ns: 20000 } }, { write: { chan: 0, bytes: 64 } }] }] },
+      { name: 'consumer', program: [{ forever: [{ read: { chan: 0, bytes: 64 } }, { compute: { ns: 5000 } }] }] },
+    ],
+  }));
+  assert.equal(await page.$('.field-error'), null);
+  const results = await runToEnd(page);
+  for (const v of results.variants) {
+    assert.ok(results.rows[0].wakeup_latency[v].wakeups > 0, v);
+  }
+  const curves = await page.$$eval('#chart-latency-cdf polyline', (p) => p.map((x) => x.dataset.variant));
+  assert.deepEqual(curves, results.variants);
+
+  // The link carries the program.
+  await page.waitForFunction(() => location.hash.startsWith('#x=1.'));
+  const url = page.url();
+  const again = await openPage(env.browser, url);
+  await again.page.waitForSelector(program);
+  assert.match(await again.page.inputValue(program), /"consumer"/);
+  assert.deepEqual(again.errors, []);
+  await again.page.close();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a pasted rt-app file runs its tasks; what is not modelled is refused at the field', async () => {
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'retune-lat-ctx');
+  const rtapp = field('workload.rtapp');
+  await setText(page, rtapp, JSON.stringify({ tasks: { t: { loop: -1, lock: 'm', run: 100 } }, global: { duration: 1 } }));
+  assert.match(await page.textContent(`label:has(${rtapp}) .field-error`), /tasks\.t\.lock: the rt-app event "lock" is not modelled/);
+  await setText(page, rtapp, JSON.stringify({
+    tasks: { video: { loop: -1, run: 2000, timer: { ref: 'unique', period: 8000 } } },
+    global: { duration: 1, calibration: 'CPU0' },
+  }));
+  const program = field('workload.program');
+  await page.waitForSelector(program);
+  assert.match(await page.inputValue(program), /"video\.slack"/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,141 @@
+//! The wakeup-latency CDF: for each variant, the fraction of wakeups that
+//! ran within a latency (log scale), from the results' histograms at the
+//! first sweep value. A plain SVG, one `<polyline>` per variant in variant
+//! order with a `data-variant`, so tests can read it.
+
+use schedlab::experiment::Results;
+
+const W: f64 = 640.0;
+const H: f64 = 260.0;
+const LEFT: f64 = 48.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 40.0;
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+];
+
+/// The chart's SVG, or None when no variant had a wakeup.
+pub fn svg(r: &Results) -> Option<String> {
+    let row = r.rows.first()?;
+    let curves: Vec<(&String, Vec<(f64, f64)>)> = r
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let l = row.wakeup_latency.get(v)?;
+            if l.wakeups == 0 {
+                return None;
+            }
+            let mut seen = 0;
+            let pts = l
+                .histogram
+                .iter()
+                .map(|&(floor, n)| {
+                    seen += n;
+                    // A bucket's samples are at most a sixteenth above its floor.
+                    let us = (floor.max(1) as f64 / 1000.0).max(0.001);
+                    (us, seen as f64 / l.wakeups as f64)
+                })
+                .collect();
+            Some((v, pts))
+        })
+        .collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let xs = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let lo = xs.clone().fold(f64::INFINITY, f64::min).log10().floor();
+    let hi = xs.fold(0.0, f64::max).log10().ceil().max(lo + 1.0);
+    let x = |us: f64| LEFT + (us.log10() - lo) / (hi - lo) * (W - LEFT - RIGHT);
+    let y = |f: f64| TOP + (1.0 - f) * (H - TOP - BOTTOM);
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="Wakeup latency CDF"><rect width="{W}" height="{H}" fill="white"/>"#
+    );
+    for d in (lo as i32)..=(hi as i32) {
+        let px = x(10f64.powi(d));
+        let label = match d {
+            d if d < 0 => format!("{} ns", 10f64.powi(d + 3)),
+            d if d < 3 => format!("{} us", 10f64.powi(d)),
+            d => format!("{} ms", 10f64.powi(d - 3)),
+        };
+        out.push_str(&format!(
+            r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{:.1}" stroke="#ddd"/><text x="{px:.1}" y="{:.1}" font-size="11" text-anchor="middle">{label}</text>"##,
+            H - BOTTOM,
+            H - BOTTOM + 14.0
+        ));
+    }
+    for f in [0.0, 0.5, 0.9, 0.99, 1.0] {
+        let py = y(f);
+        out.push_str(&format!(
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{f}</text>"##,
+            W - RIGHT,
+            LEFT - 4.0,
+            py + 4.0
+        ));
+    }
+    out.push_str(&format!(
+        r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle">wakeup to running (log scale); fraction of wakeups within</text>"#,
+        (LEFT + W - RIGHT) / 2.0,
+        H - 6.0
+    ));
+    for (i, (v, pts)) in curves.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let mut d = Vec::new();
+        let mut last = 0.0;
+        for &(us, f) in pts {
+            d.push(format!("{:.1},{:.1}", x(us), y(last)));
+            d.push(format!("{:.1},{:.1}", x(us), y(f)));
+            last = f;
+        }
+        out.push_str(&format!(
+            r#"<polyline data-variant="{}" fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            escape(v),
+            d.join(" ")
+        ));
+        out.push_str(&format!(
+            r#"<text x="{:.1}" y="{:.1}" font-size="12" fill="{color}">{}</text>"#,
+            LEFT + 8.0,
+            TOP + 14.0 + 14.0 * i as f64,
+            escape(v)
+        ));
+    }
+    out.push_str("</svg>");
+    Some(out)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_curve_per_variant_rising_to_one() {
+        let exp = schedlab::presets::get("retune-pipe-test").unwrap();
+        let r = schedlab::experiment::run_all(&exp, &mut |_, _| true).unwrap();
+        let svg = svg(&r).unwrap();
+        for v in &r.variants {
+            let at = svg
+                .find(&format!("data-variant=\"{v}\""))
+                .unwrap_or_else(|| panic!("{v}"));
+            let points = &svg[at..];
+            let points = &points[points.find("points=\"").unwrap() + 8..];
+            let points = &points[..points.find('"').unwrap()];
+            let last_y: f64 = points
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .split(',')
+                .nth(1)
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!((last_y - TOP).abs() < 0.01, "{v} ends at {last_y}");
+        }
+    }
+}
