@@ -48,8 +48,24 @@ pub fn svg(r: &Results) -> Option<String> {
     let hi = xs.fold(0.0, f64::max).log10().ceil().max(lo + 1.0);
     let x = |us: f64| LEFT + (us.log10() - lo) / (hi - lo) * (W - LEFT - RIGHT);
     let y = |f: f64| TOP + (1.0 - f) * (H - TOP - BOTTOM);
+    // The text alternative states the numbers, as the other charts' do.
+    let alt = r
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let l = row.wakeup_latency.get(v).filter(|l| l.wakeups > 0)?;
+            Some(format!(
+                "{v}: p50 {:.1} us, p99 {:.1} us over {} wakeups",
+                l.p50_ns as f64 / 1000.0,
+                l.p99_ns as f64 / 1000.0,
+                l.wakeups
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let alt = escape(&alt);
     let mut out = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" aria-label="Wakeup latency CDF"><rect width="{W}" height="{H}" fill="white"/>"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="group" aria-label="Line chart of the wakeup latency CDF per variant. {alt}."><rect width="{W}" height="{H}" fill="white"/>"#
     );
     for d in (lo as i32)..=(hi as i32) {
         let px = x(10f64.powi(d));
