@@ -491,6 +491,41 @@ pub struct LineBounce {
 
 const STOP: u64 = u64::MAX;
 
+/// A thread pinned to CPU `b` that takes every odd `turn`: it runs `act`
+/// (false ends it), then hands the turn back by making it even, until the
+/// turn is STOP. Returns once the thread is pinned, or why it could not be.
+fn spawn_turn_taker(
+    b: u32,
+    turn: Arc<AtomicU64>,
+    mut act: impl FnMut(u64) -> bool + Send + 'static,
+) -> Result<std::thread::JoinHandle<()>, String> {
+    let (tx, rx) = mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let r = pin(b);
+        let ok = r.is_ok();
+        let _ = tx.send(r);
+        if !ok {
+            return;
+        }
+        loop {
+            let t = turn.load(Ordering::Acquire);
+            if t == STOP {
+                break;
+            }
+            if t % 2 == 1 {
+                if !act(t) {
+                    break;
+                }
+                turn.store(t + 1, Ordering::Release);
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    });
+    rx.recv().map_err(|e| e.to_string())??;
+    Ok(thread)
+}
+
 impl LineBounce {
     pub fn new(a: u32, b: u32) -> Result<LineBounce, String> {
         let line = Arc::new(Line(AtomicU64::new(0)));
@@ -575,32 +610,13 @@ impl Refill {
         let words = REFILL_KIB * 1024 / 8;
         let buf: Arc<Vec<AtomicU64>> = Arc::new((0..words).map(|_| AtomicU64::new(0)).collect());
         let turn = Arc::new(AtomicU64::new(0));
-        let (tx, rx) = mpsc::channel();
-        let (bb, tt) = (buf.clone(), turn.clone());
-        let thread = std::thread::spawn(move || {
-            let r = pin(b);
-            let ok = r.is_ok();
-            let _ = tx.send(r);
-            if !ok {
-                return;
+        let bb = buf.clone();
+        let thread = spawn_turn_taker(b, turn.clone(), move |t| {
+            for w in bb.iter().step_by(8) {
+                w.store(t, Ordering::Relaxed);
             }
-            // turn: odd = b writes the buffer, then makes it even.
-            loop {
-                let t = tt.load(Ordering::Acquire);
-                if t == STOP {
-                    break;
-                }
-                if t % 2 == 1 {
-                    for w in bb.iter().step_by(8) {
-                        w.store(t, Ordering::Relaxed);
-                    }
-                    tt.store(t + 1, Ordering::Release);
-                } else {
-                    std::hint::spin_loop();
-                }
-            }
-        });
-        rx.recv().map_err(|e| e.to_string())??;
+            true
+        })?;
         pin(a)?;
         let lines = (words / 8) as u32;
         let mut order: Vec<u32> = (0..lines).collect();
@@ -726,32 +742,12 @@ impl ReadAfter {
         let (mut wkeep, mut thread) = (Some(w), None);
         if let Some(b) = b {
             let w = wkeep.take().expect("set");
-            let tt = turn.clone();
-            let (tx, rx) = mpsc::channel();
-            thread = Some(std::thread::spawn(move || {
-                let w = w;
-                let r = pin(b);
-                let ok = r.is_ok();
-                let _ = tx.send(r);
-                if !ok {
-                    return;
-                }
-                loop {
-                    let t = tt.load(Ordering::Acquire);
-                    if t == STOP {
-                        break;
-                    }
-                    if t % 2 == 1 {
-                        if write_all(w.0, &t.to_ne_bytes()).is_err() {
-                            break;
-                        }
-                        tt.store(t + 1, Ordering::Release);
-                    } else {
-                        std::hint::spin_loop();
-                    }
-                }
-            }));
-            rx.recv().map_err(|e| e.to_string())??;
+            thread = Some(spawn_turn_taker(b, turn.clone(), move |t| {
+                // The whole `Fd` moves in (not only its number), so the
+                // write end stays open while the thread uses it.
+                let fd = &w;
+                write_all(fd.0, &t.to_ne_bytes()).is_ok()
+            })?);
         }
         pin(a)?;
         Ok(ReadAfter {
