@@ -67,7 +67,7 @@ impl CostModel {
     /// each task it examines on the busiest queue, and two for taking the
     /// pair of run-queue locks (the lines bounce to this CPU); each task
     /// moved costs what a wakeup's enqueue and preemption check cost.
-    pub fn balance(&self, work: &crate::sched::balance::LbWork) -> u64 {
+    pub fn balance(&self, topo: &Topology, work: &crate::sched::balance::LbWork) -> u64 {
         let distances = [
             CpuDistance::Same,
             CpuDistance::SmtSibling,
@@ -75,9 +75,10 @@ impl CostModel {
             CpuDistance::OtherLlc,
             CpuDistance::OtherNode,
         ];
+        let visited = work.visited(topo);
         let reads: u64 = distances
             .iter()
-            .map(|&d| work.visited[d as usize] as u64 * self.miss(d))
+            .map(|&d| visited[d as usize] as u64 * self.miss(d))
             .sum();
         let busiest = work.locked.map_or(0, |d| self.miss(d));
         reads + 2 * busiest + work.examined as u64 * busiest + work.moved as u64 * self.wakeup()

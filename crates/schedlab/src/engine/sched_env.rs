@@ -72,7 +72,7 @@ impl SchedEnv for Sim {
         cpus * self.cost.costs().scan_ns_per_cpu
     }
     fn balance_ns(&self, work: &LbWork) -> u64 {
-        self.cost.balance(work)
+        self.cost.balance(&self.topo, work)
     }
     fn count(&mut self, counter: Counter) {
         self.counters.count(counter);

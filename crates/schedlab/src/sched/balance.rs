@@ -25,12 +25,16 @@ enum Migrate {
 }
 
 /// What one load_balance did, for pricing its time (`SchedEnv::balance_ns`):
-/// the CPUs whose run-queue statistics it read, by distance from the
-/// balancing CPU (`CpuDistance as usize`), the run-queue lock pair it took
-/// and how far away, and the tasks it examined and moved.
+/// the domain whose CPUs' run-queue statistics it read and the busiest
+/// group it read again (kept as sets, so a balance nobody prices pays no
+/// distance lookups), the run-queue lock pair it took and how far away,
+/// and the tasks it examined and moved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LbWork {
-    pub visited: [u32; 5],
+    /// The balancing CPU.
+    pub this: usize,
+    pub domain: CpuSet,
+    pub group: CpuSet,
     /// The busiest CPU's distance, when its queue was locked.
     pub locked: Option<CpuDistance>,
     pub examined: u32,
@@ -38,10 +42,13 @@ pub struct LbWork {
 }
 
 impl LbWork {
-    fn visit(&mut self, topo: &Topology, this: usize, cpus: &CpuSet) {
-        for c in cpus.iter() {
-            self.visited[topo.distance(this, c) as usize] += 1;
+    /// The CPUs read, by distance from the balancing CPU (`CpuDistance as usize`).
+    pub fn visited(&self, topo: &Topology) -> [u32; 5] {
+        let mut visited = [0; 5];
+        for c in self.domain.iter().chain(self.group.iter()) {
+            visited[topo.distance(self.this, c) as usize] += 1;
         }
+        visited
     }
 }
 
@@ -242,7 +249,7 @@ fn load_balance(
     // update_sd_lb_stats reads every CPU of the domain; at the top level it
     // rewrites the root domain's overload flag.
     let span = d.span;
-    work.visit(env.topology(), this, &span);
+    (work.this, work.domain) = (this, span);
     if level + 1 == levels {
         let overload = span.iter().any(|c| env.rq(c).nr_running > 1);
         env.state_mut().overload = overload;
@@ -269,7 +276,7 @@ fn load_balance(
         .nth(level)
         .expect("level exists")
         .groups[imb.group];
-    work.visit(env.topology(), this, &group);
+    work.group = group;
     let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
         return 0;
     };
@@ -715,7 +722,7 @@ mod tests {
         // It read all 16 CPUs (CPU 1 itself, its sibling 9, 14 in the LLC),
         // then the busiest core {0, 8} again, locked CPU 0's queue and moved
         // the first task it examined.
-        assert_eq!(work.visited, [1, 1, 16, 0, 0]);
+        assert_eq!(work.visited(&env.topo), [1, 1, 16, 0, 0]);
         assert_eq!(work.locked, Some(CpuDistance::SameLlc));
         assert_eq!((work.examined, work.moved), (1, 1));
         assert_eq!(env.migrated.len(), 1);

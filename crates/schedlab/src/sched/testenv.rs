@@ -189,7 +189,7 @@ impl SchedEnv for TestEnv {
     /// 100 ns per CPU read, 1 us per lock, 2 us per task moved: round
     /// numbers for hand-worked tests.
     fn balance_ns(&self, work: &LbWork) -> u64 {
-        let visited: u32 = work.visited.iter().sum();
+        let visited: u32 = work.visited(&self.topo).iter().sum();
         visited as u64 * 100 + work.locked.map_or(0, |_| 1_000) + work.moved as u64 * 2_000
     }
     fn count(&mut self, counter: Counter) {
