@@ -247,3 +247,47 @@ fn newidle_balance_follows_its_flag_on_the_node_level() {
         "NODE never new-idle balances with the flag off: {off:?}"
     );
 }
+
+/// The re-tune's cost side on the 2008 Opteron: 2.6.27 runs a new-idle
+/// balance of the 4-CPU MC level on each idle entry, reading the three
+/// other CPUs' queues (a same-LLC miss each) on the CPU about to idle;
+/// 2.6.28 has SD_BALANCE_NEWIDLE on no level and spends nothing there
+/// (idle_balance, v2.6.27 and v2.6.28).
+#[test]
+fn newidle_balancing_is_paid_by_the_cpu_about_to_idle() {
+    let spec = preset("phoenix-2008").unwrap();
+    let miss = spec.costs.miss_ns[1];
+    let topo = Topology::from_spec(&spec).unwrap();
+    let run = |era: Era| {
+        let n = topo.ncpus();
+        let workload: WorkloadSpec = serde_json::from_str(&sleepy_hogs(24)).unwrap();
+        let cfg = SimConfig {
+            policy: PolicySpec::era(era).resolve(n).unwrap(),
+            workload: Workload::compile(&workload, n).unwrap(),
+            topology: topo.clone(),
+            seed: 3,
+            duration_ns: Some(200_000_000),
+            trace: None,
+            measure_from_ns: 0,
+            check_invariants: true,
+        };
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let newidle_ns: u64 = out.cpu_time.iter().map(|t| t.newidle_balance_ns).sum();
+        let newidle_balances: u64 = out
+            .counters
+            .iter()
+            .filter(|(k, _)| k.starts_with("lb.") && k.contains(".newidle."))
+            // Each load_balance ends balanced or finds an imbalance.
+            .filter(|(k, _)| k.ends_with(".balanced") || k.ends_with(".imbalanced"))
+            .map(|(_, v)| v)
+            .sum();
+        (newidle_ns, newidle_balances)
+    };
+    let (old_ns, old_balances) = run(Era::V2_6_27);
+    assert!(old_balances > 100, "{old_balances}");
+    assert!(
+        old_ns >= old_balances * 3 * miss,
+        "{old_ns} ns for {old_balances}"
+    );
+    assert_eq!(run(Era::V2_6_28), (0, 0));
+}

@@ -176,6 +176,36 @@ fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     );
 }
 
+/// rebalance_domains runs in the tick's softirq on the CPU that balances:
+/// a task computing there finishes later by exactly the balancing time its
+/// CPU reports, and with free cache misses (nothing to price) not at all.
+#[test]
+fn periodic_balancing_delays_the_task_on_the_balancing_cpu() {
+    let hog =
+        r#"{"tasks":[{"name":"hog","affinity":"0","program":[{"compute":{"ns":1000000000}}]}]}"#;
+    let exit = |costs: HwCosts| {
+        let topo = machine(1, 1, 2, 1, costs);
+        let out = run(&topo, Era::V6_5, hog, 1, None);
+        (
+            out.tasks[0].exited_ns.unwrap(),
+            out.cpu_time[0].tick_balance_ns,
+        )
+    };
+    let free = HwCosts {
+        miss_ns: [0; 4],
+        wakeup_ns: 0,
+        ..HwCosts::default()
+    };
+    let (exit_free, balance_free) = exit(free);
+    let (exit_priced, balance_priced) = exit(HwCosts::default());
+    assert_eq!(balance_free, 0);
+    // Each balance of the 2-CPU LLC reads the other CPU's queue (a same-LLC miss).
+    let miss = HwCosts::default().miss_ns[1];
+    assert!(balance_priced >= 10 * miss, "{balance_priced}");
+    assert_eq!(balance_priced % miss, 0, "{balance_priced}");
+    assert_eq!(exit_priced - exit_free, balance_priced);
+}
+
 #[test]
 fn a_longer_expected_idle_picks_a_deeper_cstate() {
     let topo = machine(1, 1, 1, 1, HwCosts::default()); // C1 2 us, C1E 20, C3 100, C6 400 residency

@@ -26,12 +26,27 @@ pub enum CpuState {
     ExitingIdle,
     /// Running a task (or switching to one).
     Running,
+    /// Balancing before idling: a new-idle balance that found nothing to
+    /// pull, or a tick's balance on an idle CPU that pulled. Not idle to
+    /// anyone looking (the kernel's rq->curr is still the task that blocked,
+    /// or the CPU is awake in the softirq); when it ends the CPU runs what
+    /// its queue holds or idles.
+    Balancing,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SegKind {
     User,
     Kernel,
+}
+
+/// A segment paused by a softirq: its kind, the work it had left and what
+/// was to happen at its end.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Interrupted {
+    pub kind: SegKind,
+    pub work: u64,
+    pub pending: Pending,
 }
 
 /// A stretch of work the current task is doing on this CPU.
@@ -68,6 +83,14 @@ pub(crate) struct Cpu {
     pub loaded_mm: Option<u32>,
     pub cpu_load: CpuLoad,
     pub time: CpuTime,
+    /// The segment a softirq interrupted, resumed when it returns.
+    pub interrupted: Option<Interrupted>,
+    /// When the balancing under way on a CPU that runs no task ends: an
+    /// idle CPU's tick balance (a pull or a wakeup is noticed no earlier),
+    /// or the balance before idling.
+    pub softirq_until: u64,
+    /// An idle CPU's tick balancing time, counted as overhead, not idle.
+    idle_softirq_ns: u64,
     acct: Acct,
     acct_since: u64,
 }
@@ -90,6 +113,9 @@ impl Cpu {
             loaded_mm: None,
             cpu_load: CpuLoad::default(),
             time: CpuTime::default(),
+            interrupted: None,
+            softirq_until: 0,
+            idle_softirq_ns: 0,
             acct: Acct::Idle,
             acct_since: 0,
         }
@@ -100,7 +126,13 @@ impl Cpu {
         let d = now - self.acct_since;
         match self.acct {
             Acct::Busy => self.time.busy_ns += d,
-            Acct::Idle => self.time.idle_ns += d,
+            Acct::Idle => {
+                // The ticks' balancing inside this idle stretch was kernel work.
+                let softirq = self.idle_softirq_ns.min(d);
+                self.idle_softirq_ns -= softirq;
+                self.time.idle_ns += d - softirq;
+                self.time.overhead_ns += softirq;
+            }
             Acct::Overhead => self.time.overhead_ns += d,
         }
         self.acct_since = now;
@@ -257,15 +289,26 @@ impl Sim {
         let mut next = self.cpus[cpu]
             .rq
             .pick_next(&self.ents, &self.policy.tunables);
-        if next.is_none() && crate::sched::balance::newidle_balance(self, cpu) {
-            next = self.cpus[cpu]
-                .rq
-                .pick_next(&self.ents, &self.policy.tunables);
+        let mut balance_ns = 0;
+        if next.is_none() {
+            let newidle = crate::sched::balance::newidle_balance(self, cpu);
+            balance_ns = newidle.cost_ns;
+            if newidle.pulled {
+                next = self.cpus[cpu]
+                    .rq
+                    .pick_next(&self.ents, &self.policy.tunables);
+            }
         }
-        let Some(n) = next else {
-            self.go_idle(cpu);
-            return;
-        };
+        match next {
+            Some(n) => self.switch_to(cpu, prev, n, balance_ns),
+            None if balance_ns > 0 => self.balance_before_idle(cpu, balance_ns),
+            None => self.go_idle(cpu),
+        }
+    }
+
+    /// Switches `cpu` from `prev` to `n`, after `kernel_ns` of kernel work
+    /// the switch follows (a new-idle balance that pulled `n`).
+    fn switch_to(&mut self, cpu: usize, prev: Option<usize>, n: usize, kernel_ns: u64) {
         self.touch_task(n);
         self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
         self.tasks[n].state = TaskState::Running(cpu);
@@ -284,8 +327,87 @@ impl Sim {
         let mm = self.tasks[n].process;
         let same = self.cpus[cpu].loaded_mm == Some(mm);
         self.cpus[cpu].loaded_mm = Some(mm);
-        let cost = self.cost.context_switch(same);
+        self.cpus[cpu].time.newidle_balance_ns += kernel_ns;
+        let cost = self.cost.context_switch(same) + kernel_ns;
         self.start_segment(cpu, SegKind::Kernel, cost, Pending::SwitchIn);
+    }
+
+    /// A CPU with nothing to run spends `ns` balancing (not idle meanwhile),
+    /// then runs what was queued on it in that time, or idles.
+    fn balance_before_idle(&mut self, cpu: usize, ns: u64) {
+        let now = self.now;
+        let c = &mut self.cpus[cpu];
+        c.state = CpuState::Balancing;
+        c.time.newidle_balance_ns += ns;
+        c.account(now, Some(Acct::Overhead));
+        c.softirq_until = now + ns;
+        c.gen += 1;
+        let gen = c.gen;
+        self.queue.push(now + ns, Event::BalanceDone { cpu, gen });
+    }
+
+    pub(crate) fn balance_done(&mut self, cpu: usize) {
+        let next = self.cpus[cpu]
+            .rq
+            .pick_next(&self.ents, &self.policy.tunables);
+        match next {
+            Some(n) => {
+                self.touch_rq(cpu);
+                self.switch_to(cpu, None, n, 0)
+            }
+            None => self.go_idle(cpu),
+        }
+    }
+
+    /// A softirq takes `ns` of kernel time on a CPU running a task: the
+    /// task's segment pauses and resumes when it returns (a reschedule
+    /// asked for meanwhile happens then). Returns whether there was a
+    /// segment to interrupt.
+    fn interrupt(&mut self, cpu: usize, ns: u64) -> bool {
+        let Some(seg) = self.cpus[cpu].seg else {
+            return false;
+        };
+        let task = self.cpus[cpu].rq.curr.expect("a segment has a task");
+        let left = self.stop_segment(cpu);
+        if self.tasks[task].pending == Pending::IrqReturn {
+            // Already in a softirq: it runs longer.
+            self.start_work(
+                cpu,
+                SegKind::Kernel,
+                left + ns * WORK_SCALE,
+                Pending::IrqReturn,
+            );
+            return true;
+        }
+        let pending = std::mem::replace(&mut self.tasks[task].pending, Pending::None);
+        self.cpus[cpu].interrupted = Some(Interrupted {
+            kind: seg.kind,
+            work: left,
+            pending,
+        });
+        self.start_segment(cpu, SegKind::Kernel, ns, Pending::IrqReturn);
+        true
+    }
+
+    /// The softirq is done: a user segment gives way to a reschedule asked
+    /// for meanwhile, anything else resumes where it was.
+    pub(crate) fn irq_return(&mut self, cpu: usize, task: usize) {
+        let Interrupted {
+            kind,
+            work,
+            pending,
+        } = self.cpus[cpu]
+            .interrupted
+            .take()
+            .expect("a softirq returns to what it interrupted");
+        if kind == SegKind::User && self.cpus[cpu].need_resched {
+            self.tasks[task].compute_left += work;
+            self.tasks[task].pending = pending;
+            self.cpus[cpu].need_resched = false;
+            self.schedule(cpu);
+        } else {
+            self.start_work(cpu, kind, work, pending);
+        }
     }
 
     fn go_idle(&mut self, cpu: usize) {
@@ -334,6 +456,11 @@ impl Sim {
         let now = self.now;
         let exit = self.cost.idle_exit(self.cpus[cpu].cstate);
         let c = &mut self.cpus[cpu];
+        if c.state == CpuState::Idle && now < c.softirq_until {
+            // Busy in its tick's balancing: it notices once that is done.
+            self.queue.push(c.softirq_until, Event::IdleKick { cpu });
+            return;
+        }
         c.kick_pending = false;
         if c.state != CpuState::Idle {
             return;
@@ -360,12 +487,12 @@ impl Sim {
     /// its way.
     pub(crate) fn cpu_idle(&self, cpu: usize) -> bool {
         let c = &self.cpus[cpu];
-        c.state != CpuState::Running && c.rq.nr_running == 0 && c.wake_pending == 0
+        self.cpu_curr_idle(cpu) && c.rq.nr_running == 0 && c.wake_pending == 0
     }
 
     /// 2.6.2x's idle_cpu: the idle task is current (tasks may be queued).
     pub(crate) fn cpu_curr_idle(&self, cpu: usize) -> bool {
-        self.cpus[cpu].state != CpuState::Running
+        matches!(self.cpus[cpu].state, CpuState::Idle | CpuState::ExitingIdle)
     }
 
     pub(crate) fn tick(&mut self, cpu: usize) {
@@ -377,13 +504,46 @@ impl Sim {
         }
         let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
-        crate::sched::balance::rebalance_domains(self, cpu);
+        let balance_ns = crate::sched::balance::rebalance_domains(self, cpu);
+        self.charge_softirq(cpu, balance_ns);
         if self.cpus[cpu].state == CpuState::Running
             && self.cpus[cpu]
                 .rq
                 .tick_preempts(&self.ents, self.policy.era, &self.policy.tunables)
         {
             self.resched_local(cpu);
+        }
+    }
+
+    /// The tick's balancing ran `ns` on `cpu`: a running task waits for it;
+    /// an idle CPU is busy in it (a pull or a wakeup is noticed after it); a
+    /// CPU already balancing before idling balances longer.
+    fn charge_softirq(&mut self, cpu: usize, ns: u64) {
+        if ns == 0 {
+            return;
+        }
+        let now = self.now;
+        let charged = match self.cpus[cpu].state {
+            CpuState::Running => self.interrupt(cpu, ns),
+            CpuState::Idle => {
+                let c = &mut self.cpus[cpu];
+                c.softirq_until = c.softirq_until.max(now) + ns;
+                c.idle_softirq_ns += ns;
+                true
+            }
+            // Its time already counts as the idle exit's overhead.
+            CpuState::ExitingIdle => false,
+            CpuState::Balancing => {
+                let c = &mut self.cpus[cpu];
+                c.softirq_until = c.softirq_until.max(now) + ns;
+                c.gen += 1;
+                let (at, gen) = (c.softirq_until, c.gen);
+                self.queue.push(at, Event::BalanceDone { cpu, gen });
+                true
+            }
+        };
+        if charged {
+            self.cpus[cpu].time.tick_balance_ns += ns;
         }
     }
 

@@ -378,6 +378,11 @@ impl Sim {
                     self.idle_exit_done(cpu);
                 }
             }
+            Event::BalanceDone { cpu, gen } => {
+                if self.cpus[cpu].gen == gen {
+                    self.balance_done(cpu);
+                }
+            }
             Event::Tick { cpu } => self.tick(cpu),
             Event::WakeArrive { cpu, task } => self.wake_arrive(cpu, task),
             Event::Resched { cpu } => self.resched_local(cpu),

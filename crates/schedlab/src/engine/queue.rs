@@ -13,6 +13,8 @@ pub enum Event {
     IdleKick { cpu: usize },
     /// A CPU finished leaving its idle state.
     IdleExitDone { cpu: usize, gen: u64 },
+    /// A CPU finished balancing before idling (stale unless `gen` matches).
+    BalanceDone { cpu: usize, gen: u64 },
     /// The scheduler tick.
     Tick { cpu: usize },
     /// A queued remote wakeup's IPI reaches its target.

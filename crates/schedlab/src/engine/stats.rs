@@ -11,8 +11,13 @@ pub struct CpuTime {
     /// User work (and cache refill stalls) of tasks.
     pub busy_ns: u64,
     pub idle_ns: u64,
-    /// Kernel work: system calls, context switches, wakeups, idle exits.
+    /// Kernel work: system calls, context switches, wakeups, idle exits,
+    /// load balancing.
     pub overhead_ns: u64,
+    /// Of `overhead_ns`, what new-idle balancing took.
+    pub newidle_balance_ns: u64,
+    /// Of `overhead_ns`, what the tick's periodic balancing took.
+    pub tick_balance_ns: u64,
 }
 
 impl CpuTime {

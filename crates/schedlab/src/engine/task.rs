@@ -57,6 +57,8 @@ pub(crate) enum Pending {
     Sleep(u64),
     /// fork's work is done: start the child.
     Fork(usize),
+    /// A softirq that interrupted this task's segment is done.
+    IrqReturn,
 }
 
 #[derive(Debug, Clone)]
@@ -417,6 +419,7 @@ impl Sim {
     pub(crate) fn apply_pending(&mut self, cpu: usize, task: usize, pending: Pending) {
         match pending {
             Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
+            Pending::IrqReturn => self.irq_return(cpu, task),
             Pending::SwitchIn => {
                 if let Some((at, timer)) = self.tasks[task].woken_ns.take() {
                     if at >= self.measure_from_ns {
@@ -722,7 +725,8 @@ impl Sim {
                 }
                 self.kick(cpu, self.now + ipi);
             }
-            CpuState::ExitingIdle => {}
+            // Both look at the queue when they are done.
+            CpuState::ExitingIdle | CpuState::Balancing => {}
             CpuState::Running => {
                 if self.check_preempt_wakeup(cpu, task) {
                     if remote {

@@ -60,8 +60,10 @@ struct Imbalance {
 }
 
 /// The periodic balance of `cpu` at a tick: each level whose interval has
-/// passed, if this CPU is the one of its group that balances.
-pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
+/// passed, if this CPU is the one of its group that balances. Returns the
+/// time the balancing took on `cpu` (the SCHED_SOFTIRQ's work, priced by
+/// `SchedEnv::balance_ns`).
+pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) -> u64 {
     let mut idle = if env.cpu_idle(cpu) {
         IdleType::Idle
     } else {
@@ -71,6 +73,7 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
     let max_ms = (env.policy().tunables.hz * env.topology().ncpus() as u64 / 10).max(1) * tick_ms;
     let levels = env.domains().of(cpu).len();
     decay_newidle_costs(env, cpu);
+    let mut cost = 0;
     for level in 0..levels {
         let d = env.domains().of(cpu).nth(level).expect("level exists");
         if needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance) {
@@ -93,11 +96,25 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) {
         if !should_we_balance(env, cpu, level) {
             break;
         }
-        if load_balance(env, cpu, level, idle, &mut LbWork::default()) > 0 {
+        let mut work = LbWork::default();
+        let pulled = load_balance(env, cpu, level, idle, &mut work) > 0;
+        cost += env.balance_ns(&work);
+        if pulled {
             // Having pulled, this CPU is busy for the levels above.
             idle = IdleType::Busy;
         }
     }
+    cost
+}
+
+/// What a new-idle balance did: whether it pulled a task, and the time it
+/// took on the CPU about to idle (every load_balance it ran, priced by
+/// `SchedEnv::balance_ns`; the CPU spends it before running the pulled
+/// task or idling).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NewidleBalance {
+    pub pulled: bool,
+    pub cost_ns: u64,
 }
 
 /// A second without a costlier new-idle balance decays max_newidle_lb_cost.
@@ -151,8 +168,8 @@ fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
 /// says, stop where the cost so far plus a level's max_newidle_lb_cost
 /// exceeds avg_idle, and keep each level's costliest balance (idle_balance,
 /// v4.15; newidle_balance and update_newidle_cost, v6.5). Returns whether a
-/// task was pulled.
-pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
+/// task was pulled and what the walk cost.
+pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBalance {
     let gate = env.policy().era.rules().newidle_gate;
     let avg_idle = env.avg_idle_ns(cpu);
     let overload = env.state().overload;
@@ -170,7 +187,7 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
     };
     if skip {
         env.count(Counter::NewIdleSkipped);
-        return false;
+        return NewidleBalance::default();
     }
     let levels = env.domains().of(cpu).len();
     let mut curr_cost = 0;
@@ -191,11 +208,11 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
         }
         let mut work = LbWork::default();
         pulled = load_balance(env, cpu, level, IdleType::NewIdle, &mut work) > 0;
+        let cost = env.balance_ns(&work);
         if gate.gated() {
-            let cost = env.balance_ns(&work);
             update_newidle_cost(env, cpu, level, cost, gate);
-            curr_cost += cost;
         }
+        curr_cost += cost;
         if pulled {
             env.count(Counter::NewIdlePulled);
             break;
@@ -205,7 +222,10 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> bool {
         let max = &mut env.state_mut().max_idle_balance_cost_ns[cpu];
         *max = (*max).max(curr_cost);
     }
-    pulled
+    NewidleBalance {
+        pulled,
+        cost_ns: curr_cost,
+    }
 }
 
 /// A new-idle balance at `level` cost `cost`: it becomes the level's
@@ -819,7 +839,7 @@ mod tests {
         let mut env = TestEnv::era("desktop-8c", Era::V6_5);
         env.hogs(&[0], 1);
         assert!(!env.state.overload);
-        assert!(!newidle_balance(&mut env, 1));
+        assert!(!newidle_balance(&mut env, 1).pulled);
         assert!(env.counted.contains(&Counter::NewIdleSkipped));
     }
 
@@ -830,7 +850,7 @@ mod tests {
         let mut env = TestEnv::era("desktop-8c", Era::V4_15);
         env.hogs(&[0], 3);
         env.avg_idle_ns[1] = 300_000;
-        assert!(!newidle_balance(&mut env, 1));
+        assert!(!newidle_balance(&mut env, 1).pulled);
         assert!(env.counted.contains(&Counter::NewIdleSkipped));
         env.avg_idle_ns[1] = 1_000_000;
         env.counted.clear();
