@@ -102,8 +102,12 @@ pub enum IdleSibling {
 /// find_busiest_group().
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupCompare {
-    /// By average load on a cpu_load[] index (2.6.2x, 4.15).
+    /// By average load on a cpu_load[] index (2.6.2x).
     ByLoad,
+    /// By group type (other < overloaded, by capacity against
+    /// utilisation), then average load on a cpu_load[] index (4.15);
+    /// find_idlest_group compares by load as 2.6.2x does.
+    TypedByLoad,
     /// By group type (has_spare < fully_busy < overloaded), then load (5.5+).
     Classified,
 }
@@ -113,8 +117,10 @@ pub enum GroupCompare {
 pub enum BalanceLoad {
     /// 2.6.2x: the queue's weight (weighted_cpuload) and the task's weight.
     Weight,
-    /// 4.15: the queued tasks' PELT load for the queue, the task's weight.
-    PeltQueueWeightTask,
+    /// 4.15: the runnable tasks' PELT load for the queue (weighted_cpuload)
+    /// and the task's PELT load (task_h_load), skipping a task when half its
+    /// load exceeds what is left to move (detach_tasks).
+    RunnablePelt,
     /// 6.5: the queue's and the task's PELT load.
     Pelt,
 }
@@ -155,16 +161,6 @@ pub enum CacheHotBuddy {
     NextOrLastToBusy,
 }
 
-/// How much find_busiest_group() lets one balance pull (by-load eras).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MaxPull {
-    /// 2.6.2x: never below one task's load on the busiest group.
-    KeepOneTask,
-    /// 4.15: when both groups are over capacity, no more than the busiest
-    /// group's load above its capacity.
-    AboveCapacity,
-}
-
 /// The buddies set when a woken task is checked against the running one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeupBuddies {
@@ -198,10 +194,6 @@ pub struct EraRules {
     pub idle_sibling: IdleSibling,
     pub group_compare: GroupCompare,
     pub balance_load: BalanceLoad,
-    /// 2.6.2x's "perf" power savings policy: a group whose CPUs share a core
-    /// or a cache has the power of one CPU.
-    pub shared_group_is_one_cpu: bool,
-    pub max_pull: MaxPull,
     /// The cpu_load[] history and the domains' *_idx parameters exist
     /// (removed in 5.0).
     pub load_indexes: bool,
@@ -209,9 +201,6 @@ pub struct EraRules {
     /// give each level its own).
     pub sd_busy_factor: u32,
     pub sd_imbalance_pct: u32,
-    /// find_busiest_group: a child domain's SD_PREFER_SIBLING makes a group
-    /// running two more tasks than a local group with room busiest (4.15).
-    pub prefer_sibling_busiest: bool,
     pub newidle_gate: NewidleGate,
     /// detach_tasks() stops after one task in a new-idle balance: under
     /// CONFIG_PREEMPT in 4.15, CONFIG_PREEMPTION in 6.5. The eras model the
@@ -259,12 +248,9 @@ const V2_6_27: EraRules = EraRules {
     idle_sibling: IdleSibling::V4_15,
     group_compare: GroupCompare::ByLoad,
     balance_load: BalanceLoad::Weight,
-    shared_group_is_one_cpu: true,
-    max_pull: MaxPull::KeepOneTask,
     load_indexes: true,
     sd_busy_factor: 0,
     sd_imbalance_pct: 0,
-    prefer_sibling_busiest: false,
     newidle_gate: NewidleGate::Ungated,
     newidle_pulls_one: false,
     smt_never_hot: false,
@@ -293,14 +279,11 @@ const V4_15: EraRules = EraRules {
     weight_loads: WeightLoads::CpuLoadHistory,
     weight_tie: WeightTie::ThisCpu,
     idle_sibling: IdleSibling::V4_15,
-    group_compare: GroupCompare::ByLoad,
-    balance_load: BalanceLoad::PeltQueueWeightTask,
-    shared_group_is_one_cpu: false,
-    max_pull: MaxPull::AboveCapacity,
+    group_compare: GroupCompare::TypedByLoad,
+    balance_load: BalanceLoad::RunnablePelt,
     load_indexes: true,
     sd_busy_factor: 32,
     sd_imbalance_pct: 125,
-    prefer_sibling_busiest: true,
     newidle_gate: NewidleGate::MigrationCostOrOverload,
     newidle_pulls_one: false,
     smt_never_hot: false,
@@ -325,7 +308,6 @@ const V6_5: EraRules = EraRules {
     load_indexes: false,
     sd_busy_factor: 16,
     sd_imbalance_pct: 117,
-    prefer_sibling_busiest: false,
     newidle_gate: NewidleGate::NewidleCostOrOverload,
     newidle_pulls_one: true,
     smt_never_hot: true,

@@ -2,14 +2,15 @@
 //! interval), new-idle (a CPU about to idle pulls work), and active (a
 //! running task pushed after repeated failures).
 //!
-//! find_busiest_group differs by era: 2.6.2x and 4.15 compare group loads
-//! from the cpu_load[] history (max_pull and the small-imbalance fix-up);
-//! 6.5 classifies groups and migrates load, utilisation or tasks.
+//! find_busiest_group differs by era: 2.6.2x compares group loads from the
+//! cpu_load[] history (max_pull and the small-imbalance fix-up); 4.15 types
+//! groups by capacity first (`balance_typed`); 6.5 classifies groups and
+//! migrates load, utilisation or tasks.
 
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
-use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, MaxPull, NewidleGate, SdFlag};
+use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag};
 use crate::sched::groups::{group_stats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
@@ -18,7 +19,7 @@ use crate::topology::{CpuDistance, Topology};
 
 /// What to move (6.5's migration types; load for the older eras).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Migrate {
+pub(crate) enum Migrate {
     Load,
     Util,
     Task,
@@ -53,10 +54,10 @@ impl LbWork {
 }
 
 /// The outcome of find_busiest_group: which group, how much to move.
-struct Imbalance {
-    group: usize,
-    amount: u64,
-    kind: Migrate,
+pub(crate) struct Imbalance {
+    pub group: usize,
+    pub amount: u64,
+    pub kind: Migrate,
 }
 
 /// The periodic balance of `cpu` at a tick: each level whose interval has
@@ -338,19 +339,21 @@ fn find_busiest_group(
 ) -> Option<Imbalance> {
     match env.policy().era.rules().group_compare {
         GroupCompare::Classified => find_busiest_group_classified(env, this, level, idle),
+        GroupCompare::TypedByLoad => {
+            super::balance_typed::find_busiest_group(env, this, level, idle)
+        }
         GroupCompare::ByLoad => find_busiest_group_by_load(env, this, level, idle),
     }
 }
 
-/// 2.6.2x / 4.15: groups' average loads on the idle type's cpu_load[] index;
+/// 2.6.2x: groups' average loads on the idle type's cpu_load[] index;
 /// the busiest must run more tasks than its capacity and exceed this group
 /// by imbalance_pct; move min(max_pull, what this group lacks of the
 /// average), and at least one task's worth.
 ///
 /// Capacity: 2.6.2x's "perf" policy gives a group whose CPUs share a core or
 /// a cache the power of one CPU (so it should run one task while other
-/// groups idle); 4.15 counts CPUs, but with PREFER_SIBLING below, a group
-/// running two more tasks than a local group with spare room is over capacity.
+/// groups idle).
 fn find_busiest_group_by_load(
     env: &impl SchedEnv,
     this: usize,
@@ -367,11 +370,8 @@ fn find_busiest_group_by_load(
         IdleType::Idle => p.idle_idx,
         IdleType::NewIdle => p.newidle_idx,
     };
-    let rules = env.policy().era.rules();
     let shared_child =
         child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
-    let prefer_sibling =
-        rules.prefer_sibling_busiest && child.is_some_and(|c| c.has(SdFlag::PreferSibling));
     struct Group {
         avg: u64,
         power: u64,
@@ -393,7 +393,7 @@ fn find_busiest_group_by_load(
                 )
             });
             let cpus = g.len() as u64;
-            let power = if rules.shared_group_is_one_cpu && shared_child {
+            let power = if shared_child {
                 SCHED_CAPACITY_SCALE
             } else {
                 SCHED_CAPACITY_SCALE * cpus
@@ -417,9 +417,7 @@ fn find_busiest_group_by_load(
         if gi == local_gi {
             continue;
         }
-        let over = g.nr > g.capacity
-            || (prefer_sibling && local.nr < local.capacity && g.nr > local.nr + 1);
-        if over && busiest.is_none_or(|b| g.avg > stats[b].avg) {
+        if g.nr > g.capacity && busiest.is_none_or(|b| g.avg > stats[b].avg) {
             busiest = Some(gi);
         }
     }
@@ -432,26 +430,11 @@ fn find_busiest_group_by_load(
     if this_load >= avg || 100 * max_load <= p.imbalance_pct as u64 * this_load {
         return None;
     }
-    let max_pull = if rules.max_pull == MaxPull::KeepOneTask {
-        // 2.6.2x: never pull the busiest group below one task's load.
-        if max_load <= per_task {
-            return None;
-        }
-        max_load.saturating_sub(avg).min(max_load - per_task)
-    } else {
-        // 4.15: when both groups are over capacity, pull no more than the
-        // busiest group's load above its capacity.
-        let b = &stats[group];
-        let both_over = b.nr > b.capacity && local.nr > local.capacity;
-        let above = if both_over {
-            (b.nr - b.capacity) * SCHED_CAPACITY_SCALE * SCHED_CAPACITY_SCALE / b.power
-        } else {
-            u64::MAX
-        };
-        // The busiest group can sit below the domain average (groups of a
-        // lower type are skipped): then only the small-imbalance move remains.
-        max_load.saturating_sub(avg).min(above)
-    };
+    // Never pull the busiest group below one task's load.
+    if max_load <= per_task {
+        return None;
+    }
+    let max_pull = max_load.saturating_sub(avg).min(max_load - per_task);
     let amount =
         (max_pull * stats[group].power).min((avg - this_load) * local.power) / SCHED_CAPACITY_SCALE;
     // fix_small_imbalance: less than a task's worth still moves one task,
@@ -623,14 +606,17 @@ fn detach_and_attach(
             env.count(lb(level, idle, LbOutcome::HotRefused));
             continue;
         }
+        let balance_load = env.policy().era.rules().balance_load;
         let load = match imb.kind {
-            Migrate::Load if env.policy().era.rules().balance_load == BalanceLoad::Pelt => {
-                env.entity(t).pelt.load_avg
-            }
-            Migrate::Load => env.entity(t).weight,
+            Migrate::Load if balance_load == BalanceLoad::Weight => env.entity(t).weight,
+            // task_h_load, at least 1 so the imbalance shrinks (v4.15).
+            Migrate::Load => env.entity(t).pelt.load_avg.max(1),
             Migrate::Util => env.entity(t).pelt.util_avg,
             Migrate::Task => 1,
         };
+        if balance_load == BalanceLoad::RunnablePelt && (load / 2) as i64 > left {
+            continue;
+        }
         env.migrate_queued(t, busiest, this, Reason::LoadBalance);
         env.count(Counter::Migration {
             cause: Cause::Balance,

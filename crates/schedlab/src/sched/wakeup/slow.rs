@@ -100,7 +100,9 @@ fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) 
 fn find_idlest_group(env: &impl SchedEnv, sd: &Domain, p: usize, this: usize) -> Option<CpuSet> {
     match env.policy().era.rules().group_compare {
         GroupCompare::Classified => find_idlest_group_classified(env, sd, p, this),
-        GroupCompare::ByLoad => find_idlest_group_by_load(env, sd, p, this),
+        GroupCompare::ByLoad | GroupCompare::TypedByLoad => {
+            find_idlest_group_by_load(env, sd, p, this)
+        }
     }
 }
 
