@@ -286,17 +286,21 @@ impl Sim {
             self.cpus[cpu].rq.put_prev(p, &self.ents);
             self.tasks[p].state = TaskState::Queued(cpu);
         }
-        let mut next = self.cpus[cpu]
-            .rq
-            .pick_next(&self.ents, &self.policy.tunables);
+        let mut next =
+            self.cpus[cpu]
+                .rq
+                .pick(&self.ents, self.policy.era, &self.policy.tunables, self.now);
         let mut balance_ns = 0;
         if next.is_none() {
             let newidle = crate::sched::balance::newidle_balance(self, cpu);
             balance_ns = newidle.cost_ns;
             if newidle.pulled {
-                next = self.cpus[cpu]
-                    .rq
-                    .pick_next(&self.ents, &self.policy.tunables);
+                next = self.cpus[cpu].rq.pick(
+                    &self.ents,
+                    self.policy.era,
+                    &self.policy.tunables,
+                    self.now,
+                );
             }
         }
         match next {
@@ -347,9 +351,10 @@ impl Sim {
     }
 
     pub(crate) fn balance_done(&mut self, cpu: usize) {
-        let next = self.cpus[cpu]
-            .rq
-            .pick_next(&self.ents, &self.policy.tunables);
+        let next =
+            self.cpus[cpu]
+                .rq
+                .pick(&self.ents, self.policy.era, &self.policy.tunables, self.now);
         match next {
             Some(n) => {
                 self.touch_rq(cpu);

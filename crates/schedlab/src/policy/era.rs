@@ -231,6 +231,18 @@ pub struct EraRules {
     /// The sysctl scaling of latency tunables: 1 + ilog2(ncpus) (2.6.2x, no
     /// cap) or 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG, later).
     pub tunables_scale_capped: bool,
+    /// v2.6.27 wake_affine(): a sync wakeup subtracts the waker's weight
+    /// whatever the two tasks' avg_overlap (the overlap test only gates an
+    /// early return that `balanced` takes anyway); 2.6.28 drops the sync
+    /// hint when either overlap exceeds migration_cost.
+    pub affine_sync_ignores_overlap: bool,
+    /// v2.6.27 select_task_rq_fair(): no early exit when prev is the
+    /// waker's CPU, so wake_affine may return this CPU without wake_idle.
+    pub affine_when_prev_is_this: bool,
+    /// v2.6.27 pick_next(): the next buddy runs while the pair it forms has
+    /// run less than its sched_slice since the pair started; no last buddy.
+    /// Later eras pick a buddy within the wakeup granularity of the leftmost.
+    pub pair_slice_pick: bool,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -261,11 +273,17 @@ const V2_6_27: EraRules = EraRules {
     ttwu_queue_to_idle: false,
     tcp_prequeue: true,
     tunables_scale_capped: false,
+    affine_sync_ignores_overlap: true,
+    affine_when_prev_is_this: true,
+    pair_slice_pick: true,
 };
 
 const V2_6_28: EraRules = EraRules {
     retuned_templates: true,
     cache_hot_buddy: CacheHotBuddy::NextOrLast,
+    affine_sync_ignores_overlap: false,
+    affine_when_prev_is_this: false,
+    pair_slice_pick: false,
     ..V2_6_27
 };
 
@@ -294,6 +312,9 @@ const V4_15: EraRules = EraRules {
     ttwu_queue_to_idle: false,
     tcp_prequeue: false,
     tunables_scale_capped: true,
+    affine_sync_ignores_overlap: false,
+    affine_when_prev_is_this: false,
+    pair_slice_pick: false,
 };
 
 const V6_5: EraRules = EraRules {
@@ -349,15 +370,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_2_6_28_rules_differ_in_the_templates_and_the_last_buddy() {
+    fn the_2_6_28_rules_differ_in_the_templates_buddies_and_wake_affine() {
         // The re-tune commit changed SD flags in the x86 templates; 2.6.28
-        // also brought the last buddy, which task_hot counts as cache-hot.
+        // also brought the last buddy, which task_hot counts as cache-hot,
+        // dropped the pair-slice pick, made wake_affine honour avg_overlap
+        // and select_task_rq_fair exit early for prev == this.
         let v28 = Era::V2_6_28.rules().clone();
         assert_ne!(&v28, Era::V2_6_27.rules());
         assert_eq!(
             &EraRules {
                 retuned_templates: false,
                 cache_hot_buddy: CacheHotBuddy::Next,
+                affine_sync_ignores_overlap: true,
+                affine_when_prev_is_this: true,
+                pair_slice_pick: true,
                 ..v28
             },
             Era::V2_6_27.rules()

@@ -73,6 +73,8 @@ pub struct CfsRq {
     pub nr_running: usize,
     pub next: Option<TaskId>,
     pub last: Option<TaskId>,
+    /// When the current next-buddy pair started (2.6.27's pair_start).
+    pub pair_start_ns: u64,
     pub pelt: Pelt,
 }
 
@@ -86,6 +88,7 @@ impl CfsRq {
             nr_running: 0,
             next: None,
             last: None,
+            pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
         }
     }
@@ -267,6 +270,29 @@ impl CfsRq {
         }
     }
 
+    /// The next task to run, as the era picks it.
+    pub fn pick(&mut self, ents: &[Entity], era: Era, t: &Tunables, now_ns: u64) -> Option<TaskId> {
+        if era.rules().pair_slice_pick {
+            self.pick_next_pair(ents, t, now_ns)
+        } else {
+            self.pick_next(ents, t)
+        }
+    }
+
+    /// pick_next (v2.6.27 kernel/sched_fair.c): the next buddy while the
+    /// pair it forms has run no longer than the buddy's sched_slice since
+    /// the pair started; else the leftmost, and a new pair starts.
+    pub fn pick_next_pair(&mut self, ents: &[Entity], t: &Tunables, now_ns: u64) -> Option<TaskId> {
+        let left = self.leftmost()?;
+        if let Some(next) = self.next.filter(|&n| self.is_queued(n, &ents[n])) {
+            if now_ns - self.pair_start_ns <= self.slice(ents[next].weight, true, t) {
+                return Some(next);
+            }
+        }
+        self.pair_start_ns = now_ns;
+        Some(left)
+    }
+
     /// The next task to run: the leftmost, unless a buddy (next before last)
     /// is within the wakeup granularity of it.
     pub fn pick_next(&self, ents: &[Entity], t: &Tunables) -> Option<TaskId> {
@@ -421,5 +447,39 @@ mod tests {
         assert_eq!(rq.pick_next(&e, &t), Some(1), "3 ms behind: within 4 ms");
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[2], &e[0], &t), 1);
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[0], &e[2], &t), -1);
+    }
+
+    /// pick_next (v2.6.27): two nice-0 tasks queued behind the running
+    /// one, 3 runnable in all: the period is the 20 ms latency (3 <=
+    /// nr_latency 5 at these tunables), so the buddy's slice is 20 / 3 =
+    /// 6.67 ms. The woken buddy runs while the pair is within it, however
+    /// far it is behind the leftmost; past it the leftmost runs and a new
+    /// pair starts.
+    #[test]
+    fn pick_next_pair_2_6_27_follows_the_buddy_for_one_slice() {
+        let t = Tunables {
+            latency_ns: 20_000_000,
+            min_granularity_ns: 4_000_000,
+            nr_latency: 5,
+            ..Tunables::defaults(Era::V2_6_27, 1)
+        };
+        let mut e = vec![Entity::new(1024, 0); 3];
+        e[0].vruntime = VRUNTIME_ORIGIN;
+        e[1].vruntime = VRUNTIME_ORIGIN + 50_000_000;
+        e[2].vruntime = VRUNTIME_ORIGIN + 10;
+        let mut rq = CfsRq::new(0);
+        rq.enqueue(2, &e);
+        rq.set_curr(2, &mut e, 0);
+        rq.enqueue(0, &e);
+        rq.enqueue(1, &e);
+        rq.next = Some(1);
+        assert_eq!(rq.slice(1024, true, &t), 6_666_666);
+        assert_eq!(rq.pick_next_pair(&e, &t, 6_666_666), Some(1));
+        assert_eq!(rq.pick_next_pair(&e, &t, 6_666_667), Some(0));
+        assert_eq!(rq.pair_start_ns, 6_666_667);
+        // The new pair: the buddy runs again until its slice is used.
+        assert_eq!(rq.pick_next_pair(&e, &t, 6_666_667 + 1_000_000), Some(1));
+        // Later eras would not pick a buddy 50 ms behind.
+        assert_eq!(rq.pick_next(&e, &t), Some(0));
     }
 }

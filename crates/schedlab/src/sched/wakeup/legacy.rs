@@ -47,7 +47,8 @@ pub(super) fn select(
     sync: bool,
 ) -> Placement {
     let mut placed = Placement::new(prev, Reason::Prev);
-    if prev == this {
+    let rules = env.policy().era.rules();
+    if prev == this && !rules.affine_when_prev_is_this {
         return wake_idle(env, p, prev, placed);
     }
     let this_sd = env.domains().lowest_spanning(this, prev).map(|d| ThisSd {
@@ -72,6 +73,9 @@ pub(super) fn select(
         });
         placed.decide(this, Reason::WakeAffine);
         return placed;
+    }
+    if prev == this {
+        return wake_idle(env, p, prev, placed);
     }
     // Passive balancing once half the imbalance_pct limit is reached.
     if sd.flags.has(SdFlag::WakeBalance) && imbalance * this_load <= 100 * load {
@@ -109,12 +113,15 @@ fn wake_affine(
     }
     let curr = env.rq(this).curr;
     let migration_cost = env.policy().tunables.migration_cost_ns;
-    // A sync wakeup only counts if waker and wakee both sleep soon after waking others.
+    // 2.6.28: a sync wakeup only counts if waker and wakee both sleep soon
+    // after waking others; 2.6.27 trusts the hint.
+    let ignores_overlap = env.policy().era.rules().affine_sync_ignores_overlap;
     let sync = sync
         && f.has(Feature::SyncWakeups)
         && curr.is_some_and(|c| {
-            env.task(c).avg_overlap_ns <= migration_cost
-                && env.task(p).avg_overlap_ns <= migration_cost
+            ignores_overlap
+                || (env.task(c).avg_overlap_ns <= migration_cost
+                    && env.task(p).avg_overlap_ns <= migration_cost)
         });
     let mut tl = this_load;
     if sync {

@@ -321,3 +321,45 @@ fn fork_numa_imbalance_follows_imb_numa_nr() {
     assert_eq!(super::slow::adjust_numa_imbalance(3, 2, 2), 3);
     assert_eq!(super::slow::adjust_numa_imbalance(1, 3, 2), 1);
 }
+
+/// wake_affine (v2.6.27 against v2.6.28 kernel/sched_fair.c): a sync wakeup
+/// from CPU 0's waker of a task whose prev, CPU 1, is idle, both tasks
+/// running on long after waking others (avg_overlap 1 ms > migration_cost
+/// 0.5 ms). 2.6.28 drops the sync hint: tl = 1024 > load 0 and 100 x 2048 >
+/// 112 x 0, not affine; the passive test 112 x 1024 <= 0 fails; wake_idle
+/// keeps idle CPU 1. 2.6.27 keeps it: tl = 0 <= load 0 and 0 + 0 <= 1024
+/// per task: affine.
+#[test]
+fn legacy_2_6_27_sync_ignores_avg_overlap() {
+    let run = |era: Era| {
+        let mut env = TestEnv::era("phoenix-2008", era);
+        env.hogs(&[0], 1);
+        let p = env.sleeper(1);
+        let waker = env.rqs[0].curr.unwrap();
+        env.tasks[waker].avg_overlap_ns = 1_000_000;
+        env.tasks[p].avg_overlap_ns = 1_000_000;
+        let pl = legacy::select(&mut env, p, 1, 0, true);
+        (pl.cpu, pl.reason)
+    };
+    assert_eq!(run(Era::V2_6_28), (1, Reason::Prev));
+    assert_eq!(run(Era::V2_6_27), (0, Reason::WakeAffine));
+}
+
+/// select_task_rq_fair (v2.6.27): no early exit when the wakee last ran on
+/// the waker's CPU 0. this_sd is MC; no history yet, so load =
+/// source_load(0) = 0 and this_load = target_load(0) = 1024; sync: tl = 0
+/// <= 0 and 0 + target_load(0) = 1024 <= 1024 per task: wake_affine says
+/// this CPU, returned without wake_idle. 2.6.28 goes straight to wake_idle,
+/// which keeps prev (no SD_WAKE_IDLE level on this box).
+#[test]
+fn legacy_2_6_27_runs_wake_affine_when_prev_is_this() {
+    let run = |era: Era| {
+        let mut env = TestEnv::era("phoenix-2008", era);
+        env.hogs(&[0], 1);
+        let p = env.sleeper(0);
+        let pl = legacy::select(&mut env, p, 0, 0, true);
+        (pl.cpu, pl.reason)
+    };
+    assert_eq!(run(Era::V2_6_27), (0, Reason::WakeAffine));
+    assert_eq!(run(Era::V2_6_28), (0, Reason::Prev));
+}
