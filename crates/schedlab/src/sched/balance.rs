@@ -10,10 +10,11 @@
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
+use crate::domains::Domain;
 use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag};
-use crate::sched::groups::{group_stats, GroupType};
+use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::wakeup::legacy_loads;
+use crate::sched::wakeup::{adjust_numa_imbalance, imb_numa_nr, legacy_loads};
 use crate::sched::{instant_load, ran_recently, SchedEnv};
 use crate::topology::{CpuDistance, Topology};
 
@@ -490,54 +491,86 @@ fn find_busiest_group_classified(
         return None;
     }
     let domain_avg = total_load * SCHED_CAPACITY_SCALE / total_cap.max(1);
-    if b.kind == GroupType::Overloaded
-        && local.kind == GroupType::Overloaded
+    if local.kind == GroupType::Overloaded
         && (local.avg_load >= b.avg_load
             || local.avg_load >= domain_avg
             || 100 * b.avg_load <= pct * local.avg_load)
     {
         return None;
     }
-    if b.kind != GroupType::Overloaded
+    // The busiest group's own flags are its child domain's: with
+    // SD_PREFER_SIBLING, excess tasks go to a sibling group with room.
+    let prefer_sibling = level
+        .checked_sub(1)
+        .and_then(|c| env.domains().of(this).nth(c))
+        .is_some_and(|c| c.has(SdFlag::PreferSibling));
+    let forced =
+        prefer_sibling && local.kind == GroupType::HasSpare && b.nr_running > local.nr_running + 1;
+    if !forced
+        && b.kind != GroupType::Overloaded
         && (idle == IdleType::Busy
             || (b.weight > 1 && local.idle_cpus <= b.idle_cpus + 1)
             || b.nr_running == 1)
     {
         return None;
     }
-    // calculate_imbalance
-    if local.kind == GroupType::HasSpare {
-        let is_llc = d.has(SdFlag::SharePkgResources);
-        if b.kind == GroupType::Overloaded && !is_llc {
-            let amount = local.capacity.max(local.util) - local.util;
-            return Some(Imbalance {
-                group,
-                amount: amount.max(1),
-                kind: Migrate::Util,
-            });
-        }
-        let amount = if b.weight == 1 {
-            (b.nr_running.saturating_sub(local.nr_running) / 2).max(1)
-        } else {
-            (local.idle_cpus.saturating_sub(b.idle_cpus) / 2).max(1)
-        };
-        return Some(Imbalance {
-            group,
-            amount: amount as u64,
-            kind: Migrate::Task,
-        });
-    }
-    if b.avg_load <= domain_avg || local.avg_load >= domain_avg {
-        return None;
-    }
-    let amount = ((b.avg_load - domain_avg) * b.capacity)
-        .min((domain_avg - local.avg_load) * local.capacity)
-        / SCHED_CAPACITY_SCALE;
+    let (kind, amount) =
+        calculate_imbalance_classified(env, this, d, &local, &b, domain_avg, prefer_sibling, idle)?;
     (amount > 0).then_some(Imbalance {
         group,
         amount,
-        kind: Migrate::Load,
+        kind,
     })
+}
+
+/// calculate_imbalance (v6.5) for a local group of spare capacity or fully
+/// busy: what to migrate and how much (0 means balanced).
+#[allow(clippy::too_many_arguments)]
+fn calculate_imbalance_classified(
+    env: &impl SchedEnv,
+    this: usize,
+    d: &Domain,
+    local: &GroupStats,
+    b: &GroupStats,
+    domain_avg: u64,
+    prefer_sibling: bool,
+    idle: IdleType,
+) -> Option<(Migrate, u64)> {
+    if local.kind == GroupType::HasSpare {
+        if b.kind == GroupType::Overloaded && !d.has(SdFlag::SharePkgResources) {
+            // Fill the local group's spare capacity; an idle CPU still
+            // pulls one task when the utilisation leaves none.
+            let amount = local.capacity.max(local.util) - local.util;
+            if amount == 0 && idle != IdleType::Busy {
+                return Some((Migrate::Task, 1));
+            }
+            return Some((Migrate::Util, amount));
+        }
+        let mut amount = if b.weight == 1 || prefer_sibling {
+            b.nr_running.saturating_sub(local.nr_running)
+        } else {
+            local.idle_cpus.saturating_sub(b.idle_cpus)
+        };
+        if d.has(SdFlag::Numa) {
+            let imb_numa_nr = imb_numa_nr(env, this, d);
+            amount = adjust_numa_imbalance(amount, local.nr_running + 1, imb_numa_nr);
+        }
+        return Some((Migrate::Task, (amount >> 1) as u64));
+    }
+    if local.kind != GroupType::Overloaded
+        && (local.avg_load >= b.avg_load || local.avg_load >= domain_avg)
+    {
+        return None;
+    }
+    // Both groups are (or will be) overloaded: bring both to the average;
+    // a busiest group below it leaves only the local side's term.
+    let busiest_side = b
+        .avg_load
+        .checked_sub(domain_avg)
+        .map_or(u64::MAX, |above| above * b.capacity);
+    let amount =
+        busiest_side.min((domain_avg - local.avg_load) * local.capacity) / SCHED_CAPACITY_SCALE;
+    Some((Migrate::Load, amount))
 }
 
 /// The CPU of the busiest group to pull from, by what is migrated. A CPU
@@ -696,6 +729,43 @@ mod tests {
             (s.kind, s.nr_running, s.idle_cpus),
             (GroupType::HasSpare, 0, 2)
         );
+    }
+
+    /// find_busiest_group (v6.5): SD_PREFER_SIBLING forces a balance the
+    /// idle-CPU rule would call balanced. Two hogs on CPU 0 make core
+    /// {0, 8} fully busy (2 tasks on 2 threads, util 2048 x 117 > 2048 x
+    /// 100); idle CPU 1's core has spare room with 2 idle CPUs against 1,
+    /// which alone is "balanced" (2 <= 1 + 1). But the busiest group's
+    /// child (SMT) prefers siblings and 2 > 0 + 1 tasks: forced, and
+    /// calculate_imbalance moves (2 - 0) >> 1 = 1 task.
+    #[test]
+    fn find_busiest_group_6_5_prefer_sibling_forces_a_pull() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[0], 2);
+        let mc = level_index(&env, 1, "MC");
+        let imb = find_busiest_group_classified(&env, 1, mc, IdleType::Idle).expect("forced");
+        assert_eq!((imb.kind, imb.amount), (Migrate::Task, 1));
+    }
+
+    /// calculate_imbalance (v6.5) across the two nodes of the 40-CPU box:
+    /// imb_numa_nr = 2 (two LLCs under the NUMA level). With 2 hogs on
+    /// node 0 and idle CPU 10 on node 1, prefer-sibling's task difference
+    /// is 2, and adjust_numa_imbalance(2, 0 + 1, 2) allows it (0): no
+    /// balance. With 4 hogs the difference 4 exceeds the allowance: 4 >> 1
+    /// = 2 tasks move.
+    #[test]
+    fn numa_imbalance_6_5_allows_a_small_imbalance() {
+        let run = |hogs: usize| {
+            let mut env = TestEnv::era("ivb-ep-2s", Era::V6_5);
+            env.hogs(&(0..hogs).collect::<Vec<_>>(), 1);
+            let numa = level_index(&env, 10, "NUMA");
+            let d = env.domains.of(10).nth(numa).unwrap();
+            assert_eq!(crate::sched::wakeup::imb_numa_nr(&env, 10, d), 2);
+            find_busiest_group_classified(&env, 10, numa, IdleType::Idle)
+                .map(|imb| (imb.kind, imb.amount))
+        };
+        assert_eq!(run(2), None);
+        assert_eq!(run(4), Some((Migrate::Task, 2)));
     }
 
     /// find_busiest_group + calculate_imbalance (v6.5): an idle core pulls
