@@ -64,10 +64,12 @@ pub enum Generation {
 /// What wake_affine_idle() decides (4.15+).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeAffineIdle {
-    /// v4.15: this CPU if idle and cache-affine with prev (prev if it is
-    /// idle too); this CPU for a sync wakeup from a CPU running only the waker.
+    /// v4.15: this CPU if it is idle, or for a sync wakeup from a CPU
+    /// running only the waker (no cache or prev test).
     ThisIdleOrSync,
-    /// v6.5: as 4.15, then prev if it is idle.
+    /// v6.5 (since 4.16): this CPU if idle and cache-affine with prev (prev
+    /// if it is idle too); this CPU for a sync wakeup from a CPU running
+    /// only the waker; then prev if it is idle.
     AlsoIdlePrev,
 }
 

@@ -131,7 +131,7 @@ fn wake_affine(
     let mut target = None;
     if f.has(Feature::WaIdle) {
         target = match rules.wake_affine_idle {
-            WakeAffineIdle::ThisIdleOrSync => wake_affine_idle_4_15(env, this, prev, sync),
+            WakeAffineIdle::ThisIdleOrSync => wake_affine_idle_4_15(env, this, sync),
             WakeAffineIdle::AlsoIdlePrev => wake_affine_idle_6_5(env, this, prev, sync),
         };
         if let Some(t) = target {
@@ -192,9 +192,16 @@ fn wake_affine(
     }
 }
 
-/// 4.15: this CPU idle and sharing a cache with prev: prev if idle, else
-/// this; a sync wakeup from a CPU running only the waker: this.
-fn wake_affine_idle_4_15(
+/// wake_affine_idle (v4.15 kernel/sched/fair.c): this CPU if it is idle,
+/// or for a sync wakeup from a CPU running only the waker.
+fn wake_affine_idle_4_15(env: &impl SchedEnv, this: usize, sync: bool) -> Option<usize> {
+    (env.cpu_idle(this) || (sync && env.rq(this).nr_running == 1)).then_some(this)
+}
+
+/// wake_affine_idle (v6.5): an idle CPU sharing a cache with prev gives
+/// prev if it is idle too, else itself; a sync wakeup from a CPU running
+/// only the waker gives this CPU; then an idle prev.
+fn wake_affine_idle_6_5(
     env: &impl SchedEnv,
     this: usize,
     prev: usize,
@@ -206,17 +213,7 @@ fn wake_affine_idle_4_15(
     if sync && env.rq(this).nr_running == 1 {
         return Some(this);
     }
-    None
-}
-
-/// 6.5: as 4.15, then prev if it is idle.
-fn wake_affine_idle_6_5(
-    env: &impl SchedEnv,
-    this: usize,
-    prev: usize,
-    sync: bool,
-) -> Option<usize> {
-    wake_affine_idle_4_15(env, this, prev, sync).or_else(|| env.cpu_idle(prev).then_some(prev))
+    env.cpu_idle(prev).then_some(prev)
 }
 
 /// (this CPU's load, prev's load) as 4.15's wake_affine_weight reads them:

@@ -148,6 +148,32 @@ fn wake_affine_idle_cases_by_era() {
     assert_eq!(pl.cpu, 2);
 }
 
+/// wake_affine_idle (v4.15 against v6.5) when the waker's CPU is idle (an
+/// interrupt-context wakeup from idle CPU 1) and prev, CPU 10 of another
+/// core, is idle too. 4.15 asks nothing of prev or caches: this CPU. 6.5
+/// sees both idle and sharing the LLC: prev.
+#[test]
+fn wake_affine_idle_of_an_idle_waker_cpu_by_era() {
+    let run = |era: Era| {
+        let mut env = TestEnv::era("desktop-8c", era);
+        let p = env.sleeper(10);
+        let pl = super::select_task_rq(&mut env, p, 10, 1, false, WakeKind::Wakeup);
+        pl.path
+            .iter()
+            .flatten()
+            .find(|c| matches!(c, Counter::WakeAffine { .. }))
+            .copied()
+    };
+    let outcome = |outcome| {
+        Some(Counter::WakeAffine {
+            level: "MC",
+            outcome,
+        })
+    };
+    assert_eq!(run(Era::V4_15), outcome(Affine::Idle));
+    assert_eq!(run(Era::V6_5), outcome(Affine::IdlePrev));
+}
+
 /// The 2.6.28 path on the 16-CPU box: the waker runs on CPU 0 with `extra`
 /// more tasks; p last ran on CPU 5 (same node, other... same LLC) or 9.
 fn legacy(policy: PolicySpec, extra: usize, prev: usize, sync: bool) -> Placement {
