@@ -309,7 +309,10 @@ impl CfsRq {
     }
 
     /// check_preempt_wakeup: whether woken `task` preempts `curr`, setting
-    /// the buddies as the era does.
+    /// the buddies as the era does (v2.6.28: next always, last under
+    /// LAST_BUDDY; v4.15 / v6.5: next under NEXT_BUDDY with nr_latency
+    /// tasks queued, and on any preemption; last on preemption with
+    /// nr_latency tasks).
     pub fn check_preempt_wakeup(
         &mut self,
         curr: TaskId,
@@ -319,6 +322,8 @@ impl CfsRq {
     ) -> bool {
         let (f, t) = (&policy.features, &policy.tunables);
         let buddies = policy.era.rules().wakeup_buddies;
+        // 4.15+: buddies only once the queue holds nr_latency tasks.
+        let scale = self.nr_running as u64 >= t.nr_latency;
         match buddies {
             WakeupBuddies::Always => {
                 if f.has(Feature::LastBuddy) {
@@ -326,19 +331,21 @@ impl CfsRq {
                 }
                 self.next = Some(task);
             }
-            WakeupBuddies::ByFeature if f.has(Feature::NextBuddy) => self.next = Some(task),
+            WakeupBuddies::ByFeature if f.has(Feature::NextBuddy) && scale => {
+                self.next = Some(task)
+            }
             WakeupBuddies::ByFeature => {}
         }
         if !f.has(Feature::WakeupPreemption) {
             return false;
         }
         let preempt = Self::wakeup_preempt_entity(&ents[curr], &ents[task], t) == 1;
-        if preempt
-            && buddies == WakeupBuddies::ByFeature
-            && f.has(Feature::LastBuddy)
-            && self.nr_running as u64 >= t.nr_latency
-        {
-            self.last = Some(curr);
+        if preempt && buddies == WakeupBuddies::ByFeature {
+            // A preempting wakee is the next buddy whatever NEXT_BUDDY says.
+            self.next = Some(task);
+            if f.has(Feature::LastBuddy) && scale {
+                self.last = Some(curr);
+            }
         }
         preempt
     }
@@ -481,5 +488,33 @@ mod tests {
         assert_eq!(rq.pick_next_pair(&e, &t, 6_666_667 + 1_000_000), Some(1));
         // Later eras would not pick a buddy 50 ms behind.
         assert_eq!(rq.pick_next(&e, &t), Some(0));
+    }
+
+    /// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a wakee that
+    /// preempts becomes the next buddy even with NEXT_BUDDY off; the last
+    /// buddy needs nr_latency queued tasks (3 here at 4.15's 8-CPU
+    /// tunables: 24 ms / 3 ms = 8), so none is set. A wakee that does not
+    /// preempt marks nothing.
+    #[test]
+    fn check_preempt_wakeup_4_15_marks_a_preempting_wakee_next() {
+        let policy = crate::policy::PolicySpec::era(Era::V4_15)
+            .resolve(8)
+            .unwrap();
+        assert_eq!(policy.tunables.nr_latency, 8);
+        let mut e = vec![Entity::new(1024, 0); 3];
+        e[0].vruntime = VRUNTIME_ORIGIN + 50_000_000;
+        e[1].vruntime = VRUNTIME_ORIGIN + 49_000_000;
+        e[2].vruntime = VRUNTIME_ORIGIN;
+        let mut rq = CfsRq::new(0);
+        rq.enqueue(0, &e);
+        rq.set_curr(0, &mut e, 0);
+        rq.enqueue(1, &e);
+        rq.enqueue(2, &e);
+        // 1 ms behind the running task: within the wakeup granularity.
+        assert!(!rq.check_preempt_wakeup(0, 1, &e, &policy));
+        assert_eq!((rq.next, rq.last), (None, None));
+        // 50 ms behind: preempts.
+        assert!(rq.check_preempt_wakeup(0, 2, &e, &policy));
+        assert_eq!((rq.next, rq.last), (Some(2), None));
     }
 }
