@@ -120,8 +120,8 @@ pub enum BalanceLoad {
     /// 2.6.2x: the queue's weight (weighted_cpuload) and the task's weight.
     Weight,
     /// 4.15: the runnable tasks' PELT load for the queue (weighted_cpuload)
-    /// and the task's PELT load (task_h_load), skipping a task when half its
-    /// load exceeds what is left to move (detach_tasks).
+    /// and the task's PELT load (task_h_load). 2.6.2x and 4.15 skip a task
+    /// whose half load exceeds what is left to move.
     RunnablePelt,
     /// 6.5: the queue's and the task's PELT load.
     Pelt,

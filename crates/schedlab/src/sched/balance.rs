@@ -3,9 +3,9 @@
 //! running task pushed after repeated failures).
 //!
 //! find_busiest_group differs by era: 2.6.2x compares group loads from the
-//! cpu_load[] history (max_pull and the small-imbalance fix-up); 4.15 types
-//! groups by capacity first (`balance_typed`); 6.5 classifies groups and
-//! migrates load, utilisation or tasks.
+//! cpu_load[] history (`balance_legacy`); 4.15 types groups by capacity
+//! first (`balance_typed`); 6.5 classifies groups and migrates load,
+//! utilisation or tasks (here).
 
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
@@ -14,7 +14,7 @@ use crate::domains::Domain;
 use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag};
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::wakeup::{adjust_numa_imbalance, imb_numa_nr, legacy_loads};
+use crate::sched::wakeup::{adjust_numa_imbalance, imb_numa_nr};
 use crate::sched::{instant_load, ran_recently, SchedEnv};
 use crate::topology::{CpuDistance, Topology};
 
@@ -343,110 +343,8 @@ fn find_busiest_group(
         GroupCompare::TypedByLoad => {
             super::balance_typed::find_busiest_group(env, this, level, idle)
         }
-        GroupCompare::ByLoad => find_busiest_group_by_load(env, this, level, idle),
+        GroupCompare::ByLoad => super::balance_legacy::find_busiest_group(env, this, level, idle),
     }
-}
-
-/// 2.6.2x: groups' average loads on the idle type's cpu_load[] index;
-/// the busiest must run more tasks than its capacity and exceed this group
-/// by imbalance_pct; move min(max_pull, what this group lacks of the
-/// average), and at least one task's worth.
-///
-/// Capacity: 2.6.2x's "perf" policy gives a group whose CPUs share a core or
-/// a cache the power of one CPU (so it should run one task while other
-/// groups idle).
-fn find_busiest_group_by_load(
-    env: &impl SchedEnv,
-    this: usize,
-    level: usize,
-    idle: IdleType,
-) -> Option<Imbalance> {
-    let d = env.domains().of(this).nth(level).expect("level exists");
-    let child = level
-        .checked_sub(1)
-        .and_then(|c| env.domains().of(this).nth(c));
-    let p = &d.params;
-    let idx = match idle {
-        IdleType::Busy => p.busy_idx,
-        IdleType::Idle => p.idle_idx,
-        IdleType::NewIdle => p.newidle_idx,
-    };
-    let shared_child =
-        child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
-    struct Group {
-        avg: u64,
-        power: u64,
-        nr: u64,
-        per_task: u64,
-        capacity: u64,
-    }
-    let stats: Vec<Group> = d
-        .groups
-        .iter()
-        .map(|g| {
-            let local = g.contains(this);
-            let (load, weighted, nr) = g.iter().fold((0, 0, 0), |(l, w, n), i| {
-                let (src, tgt) = legacy_loads(env, i, idx);
-                (
-                    l + if local { tgt } else { src },
-                    w + instant_load(env, i),
-                    n + env.rq(i).nr_running as u64,
-                )
-            });
-            let cpus = g.len() as u64;
-            let power = if shared_child {
-                SCHED_CAPACITY_SCALE
-            } else {
-                SCHED_CAPACITY_SCALE * cpus
-            };
-            Group {
-                avg: load * SCHED_CAPACITY_SCALE / power,
-                power,
-                nr,
-                per_task: weighted / nr.max(1),
-                capacity: power / SCHED_CAPACITY_SCALE,
-            }
-        })
-        .collect();
-    let local_gi = d.group_of(this)?;
-    let local = &stats[local_gi];
-    let (total_load, total_pwr) = stats.iter().fold((0, 0), |(l, w), g| {
-        (l + g.avg * g.power / SCHED_CAPACITY_SCALE, w + g.power)
-    });
-    let mut busiest: Option<usize> = None;
-    for (gi, g) in stats.iter().enumerate() {
-        if gi == local_gi {
-            continue;
-        }
-        if g.nr > g.capacity && busiest.is_none_or(|b| g.avg > stats[b].avg) {
-            busiest = Some(gi);
-        }
-    }
-    let group = busiest?;
-    let (max_load, per_task, this_load) = (stats[group].avg, stats[group].per_task, local.avg);
-    if this_load >= max_load {
-        return None;
-    }
-    let avg = total_load * SCHED_CAPACITY_SCALE / total_pwr;
-    if this_load >= avg || 100 * max_load <= p.imbalance_pct as u64 * this_load {
-        return None;
-    }
-    // Never pull the busiest group below one task's load.
-    if max_load <= per_task {
-        return None;
-    }
-    let max_pull = max_load.saturating_sub(avg).min(max_load - per_task);
-    let amount =
-        (max_pull * stats[group].power).min((avg - this_load) * local.power) / SCHED_CAPACITY_SCALE;
-    // fix_small_imbalance: less than a task's worth still moves one task,
-    // since here the busiest group is above this one (the kernel's test
-    // max - this + 2 x per_task >= imbn x per_task always holds).
-    let amount = amount.max(per_task);
-    Some(Imbalance {
-        group,
-        amount,
-        kind: Migrate::Load,
-    })
 }
 
 /// 6.5: classify groups, pick the busiest by type then load, bail out when
@@ -647,7 +545,9 @@ fn detach_and_attach(
             Migrate::Util => env.entity(t).pelt.util_avg,
             Migrate::Task => 1,
         };
-        if balance_load == BalanceLoad::RunnablePelt && (load / 2) as i64 > left {
+        // Skip a task whose half load exceeds what is left to move
+        // (balance_tasks v2.6.28, detach_tasks v4.15).
+        if balance_load != BalanceLoad::Pelt && (load / 2) as i64 > left {
             continue;
         }
         env.migrate_queued(t, busiest, this, Reason::LoadBalance);
@@ -820,37 +720,6 @@ mod tests {
             );
         }
         assert_eq!(env.state.lb[1][mc].nr_balance_failed, 0);
-    }
-
-    /// find_busiest_group by load (v2.6.28 kernel/sched.c), worked by hand on
-    /// the 2008 box's MC level (one CPU per group, no shared child, so each
-    /// group's power is 1024).
-    #[test]
-    fn find_busiest_group_2_6_28_by_load() {
-        let mut env = TestEnv::era("phoenix-2008", Era::V2_6_28);
-        env.hogs(&[0], 3);
-        env.hogs(&[1], 1);
-        // Histories equal to the current loads, so source_load == target_load.
-        env.cpu_loads[0].cpu_load = [3072; 5];
-        env.cpu_loads[1].cpu_load = [1024; 5];
-        let mc = level_index(&env, 2, "MC");
-        let d = env.domains.of(2).nth(mc).unwrap();
-        assert!(d.span.contains(0) && d.span.contains(1) && d.span.contains(3));
-        let imb = find_busiest_group(&env, 2, mc, IdleType::Idle).expect("imbalanced");
-        // Groups {0}: avg 3072, 3 tasks > capacity 1, per task 1024; {1}: 1024;
-        // {2} (local) and {3}: 0. Domain average = 4096 x 1024 / 4096 = 1024.
-        // max_pull = min(3072 - 1024, 3072 - 1024 per task) = 2048;
-        // imbalance = min(2048 x 1024, (1024 - 0) x 1024) / 1024 = 1024.
-        assert_eq!(
-            env.domains.of(2).nth(mc).unwrap().groups[imb.group],
-            CpuSet::single(0)
-        );
-        assert_eq!((imb.kind, imb.amount), (Migrate::Load, 1024));
-        // The busiest must exceed the local group by imbalance_pct: with CPU 2
-        // as loaded as CPU 0 there is nothing to do.
-        env.hogs(&[2], 3);
-        env.cpu_loads[2].cpu_load = [3072; 5];
-        assert!(find_busiest_group(&env, 2, mc, IdleType::Idle).is_none());
     }
 
     /// newidle_balance (v6.5 kernel/sched/fair.c) on the desktop: CPU 1 is

@@ -11,6 +11,7 @@
 //! Static dispatch only: every function is generic over the environment.
 
 pub mod balance;
+mod balance_legacy;
 mod balance_typed;
 pub mod cfs;
 pub(crate) mod groups;
