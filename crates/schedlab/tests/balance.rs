@@ -215,6 +215,13 @@ fn newidle_balance_follows_its_flag_on_the_node_level() {
     let topo = Topology::from_spec(&preset("phoenix-2008").unwrap()).unwrap();
     let run = |newidle: bool| {
         let mut spec = PolicySpec::era(Era::V2_6_28);
+        // idle_balance (v2.6.28) stops at the first level without the flag
+        // until one with it has run: MC needs it for the walk to reach NODE.
+        spec.levels
+            .entry("MC".into())
+            .or_default()
+            .flags
+            .insert("BALANCE_NEWIDLE".into(), true);
         spec.levels
             .entry("NODE".into())
             .or_default()

@@ -166,7 +166,9 @@ fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
 
 /// New-idle balance: `cpu` is about to go idle. Walks levels with
 /// SD_BALANCE_NEWIDLE bottom-up and stops at the first pull. 2.6.2x has no
-/// gate (idle_balance, v2.6.28); 4.15 and 6.5 skip it as `NewidleGate`
+/// gate but stops at a level without NEWIDLE before any with it, and at an
+/// SMT level with a busy thread (idle_balance and load_balance_newidle,
+/// v2.6.28); 4.15 and 6.5 skip it as `NewidleGate`
 /// says, stop where the cost so far plus a level's max_newidle_lb_cost
 /// exceeds avg_idle, and keep each level's costliest balance (idle_balance,
 /// v4.15; newidle_balance and update_newidle_cost, v6.5). Returns whether a
@@ -194,10 +196,15 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
     let levels = env.domains().of(cpu).len();
     let mut curr_cost = 0;
     let mut pulled = false;
+    // 2.6.2x's idle_balance starts with pulled_task = -1: a level without
+    // SD_BALANCE_NEWIDLE before any with it ends the walk.
+    let mut ran_newidle = false;
     for level in 0..levels {
         let d = env.domains().of(cpu).nth(level).expect("level exists");
         let (newidle, load_balance_flag) =
             (d.has(SdFlag::BalanceNewidle), d.has(SdFlag::LoadBalance));
+        let smt_with_busy_sibling =
+            d.has(SdFlag::ShareCpuCapacity) && d.span.iter().any(|c| env.rq(c).nr_running > 0);
         if needs_load_balance_flag(env.policy().era) && !load_balance_flag {
             continue;
         }
@@ -206,8 +213,12 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
             break;
         }
         if !newidle {
+            if gate == NewidleGate::Ungated && !ran_newidle {
+                break;
+            }
             continue;
         }
+        ran_newidle = true;
         let mut work = LbWork::default();
         pulled = load_balance(env, cpu, level, IdleType::NewIdle, &mut work) > 0;
         let cost = env.balance_ns(&work);
@@ -217,6 +228,11 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
         curr_cost += cost;
         if pulled {
             env.count(Counter::NewIdlePulled);
+            break;
+        }
+        // 2.6.2x's load_balance_newidle returns -1 at an SMT level whose
+        // threads are not all idle: the walk stops there.
+        if gate == NewidleGate::Ungated && smt_with_busy_sibling {
             break;
         }
     }
@@ -720,6 +736,33 @@ mod tests {
             );
         }
         assert_eq!(env.state.lb[1][mc].nr_balance_failed, 0);
+    }
+
+    /// idle_balance / load_balance_newidle (v2.6.27): CPU 1 is about to
+    /// idle beside core {0, 8}'s six hogs (three per thread). With its SMT
+    /// sibling CPU 9 running a task, the SIBLING pass finds nothing to pull
+    /// and returns -1 (sd_idle cleared): the walk stops before MC. With
+    /// CPU 9 idle the SIBLING pass returns 0 and MC pulls a task: the core
+    /// (power 1024) averages 6144 against the domain's 768, the imbalance
+    /// min(5120, 768) = 768 is below a task, and the small-imbalance test
+    /// 6144 + 1024 >= 2 x 1024 moves one task's 1024.
+    #[test]
+    fn newidle_2_6_27_stops_at_a_busy_smt_sibling() {
+        let run = |sibling_busy: bool| {
+            let mut env = TestEnv::era("desktop-8c", Era::V2_6_27);
+            env.hogs(&[0, 8], 3);
+            if sibling_busy {
+                env.hogs(&[9], 1);
+            }
+            let pulled = newidle_balance(&mut env, 1).pulled;
+            let mc_ran = env
+                .counted
+                .iter()
+                .any(|c| matches!(c, Counter::Lb { level: "MC", .. }));
+            (pulled, mc_ran)
+        };
+        assert_eq!(run(true), (false, false));
+        assert_eq!(run(false), (true, true));
     }
 
     /// newidle_balance (v6.5 kernel/sched/fair.c) on the desktop: CPU 1 is
