@@ -8,6 +8,7 @@ mod calibrate;
 mod fidelity;
 mod machine_arg;
 mod run;
+mod shard;
 mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -85,6 +86,25 @@ enum Command {
         /// Points run in parallel (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also print a sentence on the largest difference between the variants.
+        #[arg(long)]
+        explain: bool,
+        /// Write each variant's traced window as Chrome trace-event JSON (Perfetto).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<std::path::PathBuf>,
+        /// Run only shard I of N (every N-th point, from point I-1) and print
+        /// a part file (JSON) for `schedlab merge` instead of results.
+        #[arg(long, value_name = "I/N", conflicts_with_all = ["format", "explain", "trace"])]
+        shard: Option<String>,
+    },
+    /// Assemble the part files of `schedlab run --shard I/N` (all N of them,
+    /// any order) into the results an unsharded run prints.
+    Merge {
+        /// The part files.
+        #[arg(required = true)]
+        parts: Vec<String>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: RunFormat,
         /// Also print a sentence on the largest difference between the variants.
         #[arg(long)]
         explain: bool,
@@ -251,6 +271,7 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             jobs,
             explain,
             trace,
+            shard,
         } => {
             let mut exp = run::load(&experiment)?;
             if let Some(s) = seed {
@@ -260,20 +281,32 @@ fn dispatch(cli: Cli) -> Result<String, String> {
                 exp.repeats = r;
                 exp.validate().map_err(|e| e.to_string())?;
             }
+            if let Some(shard) = shard {
+                let shard: shard::Shard = shard.parse()?;
+                let points = exp.points().map_err(|e| e.to_string())?;
+                let indices = shard.indices(points.len());
+                let outcomes = run::run_points(&points, &indices, jobs)?;
+                let mine: Vec<_> = indices.into_iter().zip(outcomes).collect();
+                return shard::write_part(&exp, shard, points.len(), &mine);
+            }
             let ran = run::run(&exp, jobs)?;
-            if let Some(file) = trace {
-                let runs: Vec<(&str, &_)> =
-                    ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
-                let doc = schedlab::trace_export::chrome_trace(&runs);
-                std::fs::write(&file, doc.to_string())
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-            }
-            let mut out = run::format(&exp, &ran.results, format);
-            if explain {
-                out.push_str(&schedlab::explain::explain(&ran.results));
-                out.push('\n');
-            }
-            Ok(out)
+            output(&exp, &ran, format, explain, trace)
+        }
+        Command::Merge {
+            parts,
+            format,
+            explain,
+            trace,
+        } => {
+            let (exp, outcomes) = shard::merge(&parts)?;
+            let points = exp.points().map_err(|e| e.to_string())?;
+            output(
+                &exp,
+                &run::ran(&exp, &points, &outcomes),
+                format,
+                explain,
+                trace,
+            )
         }
         Command::Import {
             from:
@@ -353,4 +386,25 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             }
         }
     }
+}
+
+/// What `run` and `merge` print (and the trace they write).
+fn output(
+    exp: &schedlab::experiment::Experiment,
+    ran: &run::Ran,
+    format: RunFormat,
+    explain: bool,
+    trace: Option<std::path::PathBuf>,
+) -> Result<String, String> {
+    if let Some(file) = trace {
+        let runs: Vec<(&str, &_)> = ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
+        let doc = schedlab::trace_export::chrome_trace(&runs);
+        std::fs::write(&file, doc.to_string()).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let mut out = run::format(exp, &ran.results, format);
+    if explain {
+        out.push_str(&schedlab::explain::explain(&ran.results));
+        out.push('\n');
+    }
+    Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use crate::RunFormat;
 use rayon::prelude::*;
-use schedlab::experiment::{self, Experiment, Results, Trace};
+use schedlab::experiment::{self, Experiment, Point, PointOutcome, Results, Trace};
 use schedlab::{codec, presets, report};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,18 +38,37 @@ pub struct Ran {
 
 pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Ran, String> {
     let points = exp.points().map_err(|e| e.to_string())?;
+    let all: Vec<usize> = (0..points.len()).collect();
+    let outcomes = run_points(&points, &all, jobs)?;
+    Ok(ran(exp, &points, &outcomes))
+}
+
+/// Results and traces from every point's outcome (in point order).
+pub fn ran(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -> Ran {
+    Ran {
+        results: experiment::assemble(exp, points, outcomes),
+        traces: experiment::first_traces(exp, points, outcomes),
+    }
+}
+
+/// Runs the points at `indices` in parallel; outcomes in the order of `indices`.
+pub fn run_points(
+    points: &[Point],
+    indices: &[usize],
+    jobs: Option<usize>,
+) -> Result<Vec<PointOutcome>, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| format!("--jobs: {e}"))?;
     let done = AtomicUsize::new(0);
     let show = std::io::stderr().is_terminal();
-    let total = points.len();
+    let total = indices.len();
     let outcomes: Result<Vec<_>, String> = pool.install(|| {
-        points
+        indices
             .par_iter()
-            .map(|p| {
-                let o = experiment::run_point(p, &mut |_| true).map_err(|e| e.to_string());
+            .map(|&i| {
+                let o = experiment::run_point(&points[i], &mut |_| true).map_err(|e| e.to_string());
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if show {
                     let mut err = std::io::stderr();
@@ -63,12 +82,7 @@ pub fn run(exp: &Experiment, jobs: Option<usize>) -> Result<Ran, String> {
     if show {
         eprintln!();
     }
-    let outcomes = outcomes?;
-    let traces = experiment::first_traces(exp, &points, &outcomes);
-    Ok(Ran {
-        results: experiment::assemble(exp, &points, &outcomes),
-        traces,
-    })
+    outcomes
 }
 
 pub fn format(exp: &Experiment, r: &Results, format: RunFormat) -> String {
