@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use schedlab::domains::Domains;
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::{limits, presets, topology};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -96,6 +97,10 @@ enum Command {
         /// a part file (JSON) for `schedlab merge` instead of results.
         #[arg(long, value_name = "I/N", conflicts_with_all = ["format", "explain", "trace"])]
         shard: Option<String>,
+        /// Only say about how long the run would take (from running the
+        /// start of a few of its points for about a second), and stop.
+        #[arg(long, conflicts_with_all = ["format", "explain", "trace"])]
+        estimate: bool,
     },
     /// Assemble the part files of `schedlab run --shard I/N` (all N of them,
     /// any order) into the results an unsharded run prints.
@@ -272,6 +277,7 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             explain,
             trace,
             shard,
+            estimate,
         } => {
             let mut exp = run::load(&experiment)?;
             if let Some(s) = seed {
@@ -281,16 +287,36 @@ fn dispatch(cli: Cli) -> Result<String, String> {
                 exp.repeats = r;
                 exp.validate().map_err(|e| e.to_string())?;
             }
+            let shard: Option<shard::Shard> = shard.map(|s| s.parse()).transpose()?;
+            let points = exp.points().map_err(|e| e.to_string())?;
+            let mine: Vec<usize> = match shard {
+                Some(s) => s.indices(points.len()),
+                None => (0..points.len()).collect(),
+            };
+            let mut weights = None;
+            if estimate || std::io::stderr().is_terminal() {
+                // A terminal gets a quick one before the run; --estimate a longer look.
+                let budget = if estimate { 1.0 } else { 0.25 };
+                let (est, secs, rate) = run::estimate(&points, &mine, jobs, budget)?;
+                let line = run::estimate_line(mine.len(), jobs, &est, rate);
+                if estimate {
+                    return Ok(line + "\n");
+                }
+                eprintln!("schedlab: {line}");
+                weights = Some(secs);
+            }
+            let outcomes = run::run_points(&points, &mine, jobs, weights.as_deref())?;
             if let Some(shard) = shard {
-                let shard: shard::Shard = shard.parse()?;
-                let points = exp.points().map_err(|e| e.to_string())?;
-                let indices = shard.indices(points.len());
-                let outcomes = run::run_points(&points, &indices, jobs)?;
-                let mine: Vec<_> = indices.into_iter().zip(outcomes).collect();
+                let mine: Vec<_> = mine.into_iter().zip(outcomes).collect();
                 return shard::write_part(&exp, shard, points.len(), &mine);
             }
-            let ran = run::run(&exp, jobs)?;
-            output(&exp, &ran, format, explain, trace)
+            output(
+                &exp,
+                &run::ran(&exp, &points, &outcomes),
+                format,
+                explain,
+                trace,
+            )
         }
         Command::Merge {
             parts,

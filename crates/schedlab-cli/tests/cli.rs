@@ -334,7 +334,7 @@ fn import_rt_app_writes_an_experiment_that_runs() {
 }
 
 /// A small sweep with repeats: 2 sweep values x 2 variants x 2 repeats.
-fn small_sweep() -> std::path::PathBuf {
+fn small_sweep(file: &str) -> std::path::PathBuf {
     let shown = String::from_utf8(
         schedlab()
             .args(["show", "retune-lat-ctx"])
@@ -350,12 +350,12 @@ fn small_sweep() -> std::path::PathBuf {
             "\"repeats\": 2, \"sweep\": {\"param\": \"procs\", \"values\": [2, 4]}",
         );
     assert_ne!(exp, shown);
-    temp_file("small-sweep.json", &exp)
+    temp_file(file, &exp)
 }
 
 #[test]
 fn three_shards_merged_equal_the_unsharded_run_in_every_format() {
-    let exp = small_sweep();
+    let exp = small_sweep("small-sweep.json");
     let exp = exp.to_str().unwrap();
     let dir = std::env::temp_dir().join(format!("schedlab-cli-shards-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -468,4 +468,33 @@ fn three_shards_merged_equal_the_unsharded_run_in_every_format() {
     let err = fails(&["run", exp, "--shard", "1of3"]);
     assert!(err.contains("--shard \"1of3\": expected I/N"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn estimate_says_about_how_long_from_a_measured_rate_and_runs_nothing_else() {
+    let exp = small_sweep("estimated.json");
+    let out = schedlab()
+        .args(["run", exp.to_str().unwrap(), "--estimate", "--jobs", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The seconds depend on the machine; the sentence's shape does not.
+    let line = text.trim_end();
+    assert!(
+        line.starts_with("about ") || line.starts_with("under a second"),
+        "{text}"
+    );
+    assert!(
+        line.contains(" for 8 points on 1 thread (measured on the start of the run: ")
+            && line.ends_with(" M events/s per thread)"),
+        "{text}"
+    );
+    let out = schedlab()
+        .args(["run", exp.to_str().unwrap(), "--estimate", "--jobs", "2"])
+        .args(["--shard", "3/3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(" for 2 points on 2 threads "), "{text}");
 }
