@@ -175,7 +175,7 @@ impl Estimate {
     /// "about 40 s", or "at least about 40 s".
     pub fn words(&self) -> String {
         match (self.at_least, self.secs < 1.0) {
-            (true, true) => "at least a second or so".into(),
+            (true, true) => format!("at least {:.1} s", self.secs),
             (true, false) => format!("at least {}", about(self.secs)),
             (false, _) => about(self.secs),
         }
@@ -239,10 +239,7 @@ mod tests {
         assert!(e.at_least);
         assert_eq!(e.words(), "at least about 2 s");
         assert!(!estimate(&[], 2).at_least);
-        assert_eq!(
-            estimate(&[(0.2, true)], 1).words(),
-            "at least a second or so"
-        );
+        assert_eq!(estimate(&[(0.24, true)], 1).words(), "at least 0.2 s");
     }
 
     #[test]
