@@ -2,9 +2,9 @@
 // its worker pool with the same numbers as the native CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { useBrowser, openPage, screenshot, root, cli } from './harness.mjs';
+import { useBrowser, openPage, screenshot, root, cli, runToEnd } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -55,5 +55,63 @@ test('a worker that fails mid-run ends the run with its message', async () => {
   const error = await page.waitForSelector('#run-error', { timeout: 20_000 });
   assert.match(await error.textContent(), /^Run failed: a Web Worker stopped: .*the simulated worker broke/);
   assert.equal(await page.isEnabled('button#run'), true, 'the run is over; Run works again');
+  await page.close();
+});
+
+test('every asset is named by its content but the entry points; index.html names the worker', async () => {
+  const dist = path.join(root, 'dist');
+  const files = await readdir(dist);
+  const entries = new Set(['index.html', 'schedlab-js.js', 'schedlab-js-example.html']);
+  for (const f of files.filter((f) => !entries.has(f))) {
+    assert.match(f, /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$/, `${f} is not content-hashed`);
+  }
+  assert.ok(!files.includes('worker.js') && !files.includes('worker_bg.wasm'));
+  const html = await readFile(path.join(dist, 'index.html'), 'utf8');
+  const worker = html.match(/<meta name="schedlab-worker" content="\.\/(worker-[0-9a-f]{16}\.js)">/);
+  assert.ok(worker, 'index.html names the hashed worker');
+  assert.ok(files.includes(worker[1]));
+  const glue = await readFile(path.join(dist, worker[1]), 'utf8');
+  assert.ok(glue.includes(worker[1].replace('.js', '_bg.wasm')), 'the worker glue loads its own hashed wasm');
+  const api = await readFile(path.join(dist, 'schedlab-js.js'), 'utf8');
+  const module = api.match(/export \* from '\.\/(schedlab-js-[0-9a-f]{16}\.js)'/);
+  assert.ok(module && files.includes(module[1]), api);
+});
+
+test('before Run the page says about how long the run will take', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
+  const estimate = await page.waitForSelector('#run-estimate', { timeout: 30_000 });
+  // The seconds depend on the machine; the words do not.
+  assert.match(await estimate.textContent(), /^: (about \d+ (s|min|h)|under a second|at least .+) on \d+ workers?$/);
+  await screenshot(page, 'estimate-before-run', { fullPage: false });
+  await runToEnd(page);
+  // A finished run keeps its rate; the next run's estimate follows it.
+  assert.ok(await page.evaluate(() => Number(localStorage.getItem('schedlab-events-per-sec')) > 0));
+  await page.fill('[data-field="seed"]', '5');
+  const next = await page.waitForSelector('#run-estimate', { timeout: 30_000 });
+  assert.match(await next.textContent(), /^; next run (about|under|at least)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a worker from another build is refused, and the page says reload', async () => {
+  const page = await env.browser.newPage();
+  // Every worker claims another build in its Ready message.
+  await page.addInitScript(() => {
+    const Real = window.Worker;
+    window.Worker = class extends Real {
+      set onmessage(handler) {
+        super.onmessage = (e) => {
+          const data = typeof e.data === 'string' ? e.data.replace(/"build":"[0-9a-f]+"/, '"build":"0000000000000000"') : e.data;
+          handler(new MessageEvent('message', { data }));
+        };
+      }
+      get onmessage() { return super.onmessage; }
+    };
+  });
+  await page.goto(`${env.server.url}#preset=kvm-pipe-test-pinning`);
+  await page.waitForSelector('#app[data-ready="true"]');
+  await page.click('button#run');
+  const error = await page.waitForSelector('#run-error', { timeout: 20_000 });
+  assert.match(await error.textContent(), /^Run failed: this page \(build [0-9a-f]{16}\) and its Web Worker \(build 0000000000000000\) come from different builds of schedlab.*; reload the page$/);
   await page.close();
 });

@@ -13,6 +13,10 @@
 //! - [`link`]: the URL fragment, localStorage, embed links.
 //! - [`worker`], [`protocol`]: the worker side and its messages.
 
+/// This build's id (a hash of its sources, `build.rs`): the app and its
+/// workers compare theirs when a worker starts.
+pub const BUILD_ID: &str = env!("SCHEDLAB_BUILD_ID");
+
 pub mod app;
 pub mod charts;
 pub mod drawing;

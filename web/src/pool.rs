@@ -1,4 +1,4 @@
-//! A pool of Web Workers running the core, each a `worker.js` that trunk
+//! A pool of Web Workers running the core, each the worker glue that trunk
 //! builds from `bin/worker.rs`. Messages wait until a worker says Ready.
 //! Dropping the pool terminates its workers at once, even mid-point: that
 //! is how a run is cancelled.
@@ -10,9 +10,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
-/// Trunk emits the worker next to index.html; resolving it against the page
-/// keeps the site working from any sub-path.
-const WORKER_SCRIPT: &str = "worker.js";
+/// The worker's script is named by its content's hash (`tools/hash-assets`,
+/// run by trunk after each build), so a cache can never serve an old worker
+/// under a new name; index.html, which is never cached for long, names it
+/// in this meta element. Resolved against the page, so any sub-path works.
+const WORKER_META: &str = "meta[name=schedlab-worker]";
 
 struct Member {
     worker: Worker,
@@ -47,12 +49,17 @@ impl Pool {
                             error: format!("unreadable worker message: {err}"),
                         }
                     });
-                    if resp == Response::Ready {
-                        for msg in pending.borrow_mut().take().unwrap_or_default() {
-                            let _ = worker.post_message(&JsValue::from_str(&msg));
-                        }
-                    } else {
-                        on_response(i, resp);
+                    match resp {
+                        Response::Ready { build } => match same_build(&build) {
+                            Ok(()) => {
+                                for msg in pending.borrow_mut().take().unwrap_or_default() {
+                                    let _ = worker.post_message(&JsValue::from_str(&msg));
+                                }
+                            }
+                            // Its requests stay unsent: an old worker could give other numbers.
+                            Err(error) => on_response(i, Response::Failed { error }),
+                        },
+                        resp => on_response(i, resp),
                     }
                 })
             };
@@ -119,8 +126,31 @@ impl Drop for Pool {
 pub fn worker_failed(said: Option<&str>) -> String {
     match said {
         Some(m) => format!("a Web Worker stopped: {m}"),
-        None => "a Web Worker stopped without saying why (it could not load worker.js, or ran out of memory); reload the page and run again".to_string(),
+        None => "a Web Worker stopped without saying why (it could not load its script, or ran out of memory); reload the page and run again".to_string(),
     }
+}
+
+/// Whether a worker of build `theirs` may serve this page; if not, what to say.
+pub fn same_build(theirs: &str) -> Result<(), String> {
+    if theirs == crate::BUILD_ID {
+        Ok(())
+    } else {
+        Err(format!(
+            "this page (build {}) and its Web Worker (build {theirs}) come from different builds of schedlab, as when a cache keeps an old copy; reload the page",
+            crate::BUILD_ID
+        ))
+    }
+}
+
+/// The worker script index.html names.
+fn worker_script() -> Result<String, String> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(WORKER_META).ok().flatten())
+        .and_then(|m| m.get_attribute("content"))
+        .ok_or_else(|| {
+            "this page does not name its Web Worker (no <meta name=\"schedlab-worker\">); reload the page, or rebuild the site with scripts/build".to_string()
+        })
 }
 
 /// A module script that loads trunk's worker glue and starts it.
@@ -128,10 +158,11 @@ fn loader_url() -> Result<String, String> {
     let href = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .ok_or("no page location")?;
-    let script = Url::new_with_base(WORKER_SCRIPT, &href)
+    let name = worker_script()?;
+    let script = Url::new_with_base(&name, &href)
         .map_err(|e| {
             format!(
-                "the worker's address {WORKER_SCRIPT} is not valid here: {}",
+                "the worker's address {name} is not valid here: {}",
                 js_words(&e)
             )
         })?
@@ -153,4 +184,18 @@ fn js_words(e: &JsValue) -> String {
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
         .unwrap_or_else(|| "the browser refused".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_of_another_build_is_refused_with_reload() {
+        assert_eq!(same_build(crate::BUILD_ID), Ok(()));
+        let err = same_build("0123456789abcdef").unwrap_err();
+        assert!(err.contains("(build 0123456789abcdef)"), "{err}");
+        assert!(err.ends_with("reload the page"), "{err}");
+        assert_eq!(crate::BUILD_ID.len(), 16);
+    }
 }

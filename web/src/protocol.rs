@@ -9,12 +9,18 @@ use serde::{Deserialize, Serialize};
 pub enum Request {
     /// Run point `index` of the experiment (its JSON).
     RunPoint { experiment: String, index: usize },
+    /// Run the start of some of the experiment's points for about
+    /// `budget_ms` in all, for an estimate of the run ([`schedlab::estimate`]).
+    Probe { experiment: String, budget_ms: f64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {
-    /// The worker has loaded and listens; sent once, first.
-    Ready,
+    /// The worker has loaded and listens; sent once, first, with its
+    /// [`crate::BUILD_ID`].
+    Ready {
+        build: String,
+    },
     /// Simulated time done in point `index`.
     Progress {
         index: usize,
@@ -24,6 +30,12 @@ pub enum Response {
     Point {
         index: usize,
         outcome: PointOutcome,
+    },
+    /// Each point's expected events (and whether it may take more), and
+    /// the events per second the probes ran at.
+    Probed {
+        events: Vec<(f64, bool)>,
+        events_per_sec: f64,
     },
     Failed {
         error: String,

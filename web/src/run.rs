@@ -55,6 +55,8 @@ pub struct RunView {
     pub generation: u64,
     pub experiment: Option<Rc<Experiment>>,
     pub workers: usize,
+    /// When the run started (ms since the epoch, the page's clock).
+    pub started_ms: f64,
     pub outcomes: Vec<Option<PointOutcome>>,
     /// Fraction of each point's simulated time done.
     pub partial: Vec<f64>,
@@ -71,6 +73,7 @@ pub enum RunAction {
         experiment: Rc<Experiment>,
         points: usize,
         workers: usize,
+        started_ms: f64,
     },
     Progress {
         generation: u64,
@@ -114,6 +117,18 @@ impl RunView {
             .sum();
         sum / self.outcomes.len() as f64
     }
+
+    /// "about 12 s left" at the rate so far, `now_ms` on the page's clock.
+    pub fn time_left(&self, now_ms: f64) -> Option<String> {
+        let elapsed = (now_ms - self.started_ms) / 1000.0;
+        schedlab::estimate::time_left(elapsed, self.fraction())
+            .map(|s| format!("{} left", schedlab::estimate::about(s)))
+    }
+
+    /// Events simulated by the points done.
+    pub fn events(&self) -> u64 {
+        self.outcomes.iter().flatten().map(|o| o.events).sum()
+    }
 }
 
 impl Reducible for RunView {
@@ -127,10 +142,12 @@ impl Reducible for RunView {
                 experiment,
                 points,
                 workers,
+                started_ms,
             } => Rc::new(RunView {
                 generation,
                 experiment: Some(experiment),
                 workers,
+                started_ms,
                 outcomes: vec![None; points],
                 partial: vec![0.0; points],
                 previous: self.results.clone().or_else(|| self.previous.clone()),
@@ -197,6 +214,7 @@ mod tests {
             experiment: exp.clone(),
             points: points.len(),
             workers: 2,
+            started_ms: 0.0,
         });
         view = view.reduce(RunAction::Point {
             generation: 1,
@@ -227,6 +245,7 @@ mod tests {
                 experiment: exp,
                 points: 2,
                 workers: 1,
+                started_ms: 0.0,
             })
             .reduce(RunAction::Progress {
                 generation: 1,
@@ -234,6 +253,8 @@ mod tests {
                 fraction: 0.5,
             });
         assert_eq!(view.fraction(), 0.25);
+        // A quarter done in 5 s: 15 s to go at that rate, said to one figure.
+        assert_eq!(view.time_left(5_000.0).as_deref(), Some("about 20 s left"));
         let view = view.reduce(RunAction::Cancelled);
         assert!(view.cancelled && !view.running());
         let view = view.reduce(RunAction::Failed {

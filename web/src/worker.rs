@@ -1,6 +1,7 @@
 //! The Web Worker: answers [`Request`]s by running the core.
 
 use crate::protocol::{Request, Response};
+use schedlab::estimate;
 use schedlab::experiment::{self, Experiment};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -23,13 +24,17 @@ pub fn listen() {
             Ok(req) => {
                 // At most ten progress messages a second: the page redraws on each.
                 let mut last_ms = f64::NEG_INFINITY;
-                handle(req, &mut |p| {
-                    let now = js_sys::Date::now();
-                    if now - last_ms >= PROGRESS_EVERY_MS {
-                        last_ms = now;
-                        post(&p);
-                    }
-                })
+                handle(
+                    req,
+                    &mut |p| {
+                        let now = js_sys::Date::now();
+                        if now - last_ms >= PROGRESS_EVERY_MS {
+                            last_ms = now;
+                            post(&p);
+                        }
+                    },
+                    &js_sys::Date::now,
+                )
             }
             Err(err) => Response::Failed {
                 error: format!("the worker got a message it cannot read: {err}"),
@@ -40,15 +45,27 @@ pub fn listen() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    let text = serde_json::to_string(&Response::Ready).expect("serialises");
+    let ready = Response::Ready {
+        build: crate::BUILD_ID.to_string(),
+    };
+    let text = serde_json::to_string(&ready).expect("serialises");
     let _ = scope.post_message(&JsValue::from_str(&text));
 }
 
 /// The worker's work, kept free of web types so it is tested natively.
-/// `progress` receives progress messages while a point runs.
-pub fn handle(req: Request, progress: &mut dyn FnMut(Response)) -> Response {
+/// `progress` receives progress messages while a point runs; `now_ms` is
+/// the clock a probe is timed by.
+pub fn handle(
+    req: Request,
+    progress: &mut dyn FnMut(Response),
+    now_ms: &dyn Fn() -> f64,
+) -> Response {
     let result = match req {
         Request::RunPoint { experiment, index } => run_point(&experiment, index, progress),
+        Request::Probe {
+            experiment,
+            budget_ms,
+        } => probe(&experiment, budget_ms, now_ms),
     };
     result.unwrap_or_else(|e| Response::Failed {
         error: e.to_string(),
@@ -76,6 +93,39 @@ fn run_point(
     Ok(Response::Point { index, outcome })
 }
 
+/// The start of one point per sweep value and variant (at most 12), each
+/// for its share of `budget_ms`; every point's events from its nearest probe.
+fn probe(json: &str, budget_ms: f64, now_ms: &dyn Fn() -> f64) -> schedlab::Result<Response> {
+    let exp = Experiment::from_json(json)?;
+    let points = exp.points()?;
+    let probes = estimate::probe_indices(&points, 12);
+    let each = budget_ms / probes.len().max(1) as f64;
+    let (mut events, mut ms) = (0u64, 0f64);
+    let mut probed = Vec::with_capacity(probes.len());
+    for &i in &probes {
+        let start = now_ms();
+        let p = estimate::probe(&points[i], &mut || now_ms() - start < each)?;
+        ms += now_ms() - start;
+        events += p.events;
+        probed.push(p);
+    }
+    let nearest = estimate::nearest_probe(&points, &probes);
+    let events_per_point = nearest
+        .iter()
+        .map(|k| match k {
+            Some(k) => {
+                let e = probed[*k].point_events();
+                (e.events, e.at_least)
+            }
+            None => (0.0, true),
+        })
+        .collect();
+    Ok(Response::Probed {
+        events: events_per_point,
+        events_per_sec: events as f64 / (ms.max(1.0) / 1000.0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +141,7 @@ mod tests {
                 index: 1,
             },
             &mut |_| progress += 1,
+            &|| 0.0,
         );
         let expected = experiment::run_point(&exp.points().unwrap()[1], &mut |_| true).unwrap();
         assert_eq!(
@@ -107,7 +158,43 @@ mod tests {
                 index: 9,
             },
             &mut |_| {},
+            &|| 0.0,
         );
         assert!(matches!(missing, Response::Failed { error } if error.contains("no point 9")));
+    }
+
+    #[test]
+    fn a_probe_reports_every_points_events_and_its_rate() {
+        let exp = schedlab::presets::get("kvm-pipe-test-pinning").unwrap();
+        let full: Vec<u64> = exp
+            .points()
+            .unwrap()
+            .iter()
+            .map(|p| experiment::run_point(p, &mut |_| true).unwrap().events)
+            .collect();
+        // A clock that advances 1 ms a reading and a budget the probes
+        // never reach: each point is run to its end, so its events are exact.
+        let clock = std::cell::Cell::new(0.0);
+        let resp = handle(
+            Request::Probe {
+                experiment: serde_json::to_string(&exp).unwrap(),
+                budget_ms: 1e9,
+            },
+            &mut |_| {},
+            &|| {
+                clock.set(clock.get() + 1.0);
+                clock.get()
+            },
+        );
+        let Response::Probed {
+            events,
+            events_per_sec,
+        } = resp
+        else {
+            panic!("{resp:?}")
+        };
+        let expected: Vec<(f64, bool)> = full.iter().map(|e| (*e as f64, false)).collect();
+        assert_eq!(events, expected);
+        assert!(events_per_sec > 0.0);
     }
 }

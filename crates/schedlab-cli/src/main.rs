@@ -8,12 +8,14 @@ mod calibrate;
 mod fidelity;
 mod machine_arg;
 mod run;
+mod shard;
 mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab::domains::Domains;
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::{limits, presets, topology};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -85,6 +87,29 @@ enum Command {
         /// Points run in parallel (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also print a sentence on the largest difference between the variants.
+        #[arg(long)]
+        explain: bool,
+        /// Write each variant's traced window as Chrome trace-event JSON (Perfetto).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<std::path::PathBuf>,
+        /// Run only shard I of N (every N-th point, from point I-1) and print
+        /// a part file (JSON) for `schedlab merge` instead of results.
+        #[arg(long, value_name = "I/N", conflicts_with_all = ["format", "explain", "trace"])]
+        shard: Option<String>,
+        /// Only say about how long the run would take (from running the
+        /// start of a few of its points for about a second), and stop.
+        #[arg(long, conflicts_with_all = ["format", "explain", "trace"])]
+        estimate: bool,
+    },
+    /// Assemble the part files of `schedlab run --shard I/N` (all N of them,
+    /// any order) into the results an unsharded run prints.
+    Merge {
+        /// The part files.
+        #[arg(required = true)]
+        parts: Vec<String>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: RunFormat,
         /// Also print a sentence on the largest difference between the variants.
         #[arg(long)]
         explain: bool,
@@ -251,6 +276,8 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             jobs,
             explain,
             trace,
+            shard,
+            estimate,
         } => {
             let mut exp = run::load(&experiment)?;
             if let Some(s) = seed {
@@ -260,20 +287,52 @@ fn dispatch(cli: Cli) -> Result<String, String> {
                 exp.repeats = r;
                 exp.validate().map_err(|e| e.to_string())?;
             }
-            let ran = run::run(&exp, jobs)?;
-            if let Some(file) = trace {
-                let runs: Vec<(&str, &_)> =
-                    ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
-                let doc = schedlab::trace_export::chrome_trace(&runs);
-                std::fs::write(&file, doc.to_string())
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
+            let shard: Option<shard::Shard> = shard.map(|s| s.parse()).transpose()?;
+            let points = exp.points().map_err(|e| e.to_string())?;
+            let mine: Vec<usize> = match shard {
+                Some(s) => s.indices(points.len()),
+                None => (0..points.len()).collect(),
+            };
+            let mut weights = None;
+            if estimate || std::io::stderr().is_terminal() {
+                // A terminal gets a quick one before the run; --estimate a longer look.
+                let budget = if estimate { 1.0 } else { 0.25 };
+                let (est, secs, rate) = run::estimate(&points, &mine, jobs, budget)?;
+                let line = run::estimate_line(mine.len(), jobs, &est, rate);
+                if estimate {
+                    return Ok(line + "\n");
+                }
+                eprintln!("schedlab: {line}");
+                weights = Some(secs);
             }
-            let mut out = run::format(&exp, &ran.results, format);
-            if explain {
-                out.push_str(&schedlab::explain::explain(&ran.results));
-                out.push('\n');
+            let outcomes = run::run_points(&points, &mine, jobs, weights.as_deref())?;
+            if let Some(shard) = shard {
+                let mine: Vec<_> = mine.into_iter().zip(outcomes).collect();
+                return shard::write_part(&exp, shard, points.len(), &mine);
             }
-            Ok(out)
+            output(
+                &exp,
+                &run::ran(&exp, &points, &outcomes),
+                format,
+                explain,
+                trace,
+            )
+        }
+        Command::Merge {
+            parts,
+            format,
+            explain,
+            trace,
+        } => {
+            let (exp, outcomes) = shard::merge(&parts)?;
+            let points = exp.points().map_err(|e| e.to_string())?;
+            output(
+                &exp,
+                &run::ran(&exp, &points, &outcomes),
+                format,
+                explain,
+                trace,
+            )
         }
         Command::Import {
             from:
@@ -353,4 +412,25 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             }
         }
     }
+}
+
+/// What `run` and `merge` print (and the trace they write).
+fn output(
+    exp: &schedlab::experiment::Experiment,
+    ran: &run::Ran,
+    format: RunFormat,
+    explain: bool,
+    trace: Option<std::path::PathBuf>,
+) -> Result<String, String> {
+    if let Some(file) = trace {
+        let runs: Vec<(&str, &_)> = ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
+        let doc = schedlab::trace_export::chrome_trace(&runs);
+        std::fs::write(&file, doc.to_string()).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let mut out = run::format(exp, &ran.results, format);
+    if explain {
+        out.push_str(&schedlab::explain::explain(&ran.results));
+        out.push('\n');
+    }
+    Ok(out)
 }

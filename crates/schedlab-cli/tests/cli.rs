@@ -332,3 +332,169 @@ fn import_rt_app_writes_an_experiment_that_runs() {
         "{err}"
     );
 }
+
+/// A small sweep with repeats: 2 sweep values x 2 variants x 2 repeats.
+fn small_sweep(file: &str) -> std::path::PathBuf {
+    let shown = String::from_utf8(
+        schedlab()
+            .args(["show", "retune-lat-ctx"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let exp = shown
+        .replace("\"rounds\": 20000", "\"rounds\": 2000")
+        .replace(
+            "\"repeats\": 1",
+            "\"repeats\": 2, \"sweep\": {\"param\": \"procs\", \"values\": [2, 4]}",
+        );
+    assert_ne!(exp, shown);
+    temp_file(file, &exp)
+}
+
+#[test]
+fn three_shards_merged_equal_the_unsharded_run_in_every_format() {
+    let exp = small_sweep("small-sweep.json");
+    let exp = exp.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut parts = Vec::new();
+    for i in 1..=3 {
+        let out = schedlab()
+            .args(["run", exp, "--jobs", "1", "--shard", &format!("{i}/3")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let part = dir.join(format!("part-{i}.json"));
+        std::fs::write(&part, &out.stdout).unwrap();
+        parts.push(part.to_str().unwrap().to_string());
+    }
+    // 8 points dealt round-robin: 3, 3 and 2.
+    let held = |p: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        v["outcomes"].as_array().unwrap().len()
+    };
+    assert_eq!(parts.iter().map(|p| held(p)).collect::<Vec<_>>(), [3, 3, 2]);
+    for format in ["json", "csv", "text", "table"] {
+        let whole_trace = dir.join(format!("whole-{format}.trace"));
+        let merged_trace = dir.join(format!("merged-{format}.trace"));
+        let whole = schedlab()
+            .args(["run", exp, "--explain", "--format", format, "--trace"])
+            .arg(&whole_trace)
+            .output()
+            .unwrap();
+        assert!(whole.status.success(), "{whole:?}");
+        // Parts in any order.
+        let merged = schedlab()
+            .args(["merge", &parts[2], &parts[0], &parts[1]])
+            .args(["--explain", "--format", format, "--trace"])
+            .arg(&merged_trace)
+            .output()
+            .unwrap();
+        assert!(merged.status.success(), "{merged:?}");
+        assert!(!whole.stdout.is_empty());
+        assert_eq!(
+            String::from_utf8(whole.stdout).unwrap(),
+            String::from_utf8(merged.stdout).unwrap(),
+            "{format}"
+        );
+        assert_eq!(
+            std::fs::read(&whole_trace).unwrap(),
+            std::fs::read(&merged_trace).unwrap()
+        );
+    }
+
+    let err = fails(&["merge", &parts[0], &parts[2]]);
+    assert!(
+        err.contains("shard 2/3 is missing (given 2 of 3 parts)"),
+        "{err}"
+    );
+    let err = fails(&["merge", &parts[0], &parts[1], &parts[1], &parts[2]]);
+    assert!(
+        err.contains("shard 2/3 is given twice: ") && err.contains("part-2.json"),
+        "{err}"
+    );
+    let other = dir.join("other-seed.json");
+    let out = schedlab()
+        .args(["run", exp, "--seed", "7", "--shard", "3/3"])
+        .output()
+        .unwrap();
+    std::fs::write(&other, &out.stdout).unwrap();
+    let err = fails(&["merge", &parts[0], &parts[1], other.to_str().unwrap()]);
+    assert!(
+        err.contains("other-seed.json is a part of another experiment than")
+            && err.contains("part-1.json"),
+        "{err}"
+    );
+    let halves = dir.join("half.json");
+    let out = schedlab()
+        .args(["run", exp, "--shard", "2/2"])
+        .output()
+        .unwrap();
+    std::fs::write(&halves, &out.stdout).unwrap();
+    let err = fails(&["merge", &parts[0], halves.to_str().unwrap()]);
+    assert!(
+        err.contains("half.json is shard 2/2 but") && err.contains("part-1.json is shard 1/3"),
+        "{err}"
+    );
+    let edited = dir.join("edited.json");
+    std::fs::write(
+        &edited,
+        std::fs::read_to_string(&parts[0])
+            .unwrap()
+            .replace("\"seed\": 1", "\"seed\": 2"),
+    )
+    .unwrap();
+    let err = fails(&["merge", edited.to_str().unwrap()]);
+    assert!(
+        err.contains("edited.json: its experiment does not match"),
+        "{err}"
+    );
+    let err = fails(&["merge", exp]);
+    assert!(err.contains("small-sweep.json: not a part file"), "{err}");
+
+    let err = fails(&["run", exp, "--shard", "0/3"]);
+    assert!(
+        err.contains("--shard \"0/3\": I must be between 1 and N (1/3 to 3/3)"),
+        "{err}"
+    );
+    let err = fails(&["run", exp, "--shard", "4/3"]);
+    assert!(
+        err.contains("--shard \"4/3\": I must be between 1 and N"),
+        "{err}"
+    );
+    let err = fails(&["run", exp, "--shard", "1of3"]);
+    assert!(err.contains("--shard \"1of3\": expected I/N"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn estimate_says_about_how_long_from_a_measured_rate_and_runs_nothing_else() {
+    let exp = small_sweep("estimated.json");
+    let out = schedlab()
+        .args(["run", exp.to_str().unwrap(), "--estimate", "--jobs", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The seconds depend on the machine; the sentence's shape does not.
+    let line = text.trim_end();
+    assert!(
+        line.starts_with("about ") || line.starts_with("under a second"),
+        "{text}"
+    );
+    assert!(
+        line.contains(" for 8 points on 1 thread (measured on the start of the run: ")
+            && line.ends_with(" M events/s per thread)"),
+        "{text}"
+    );
+    let out = schedlab()
+        .args(["run", exp.to_str().unwrap(), "--estimate", "--jobs", "2"])
+        .args(["--shard", "3/3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(" for 2 points on 2 threads "), "{text}");
+}

@@ -348,12 +348,12 @@ pub struct Progress {
 /// Simulated time between progress reports and cancellation checks.
 pub const CHUNK_NS: u64 = 10_000_000;
 
-/// Runs one point. `progress` is called between chunks of simulated time;
-/// returning false cancels the run (an error saying so).
-pub fn run_point(
+/// Runs `point` in chunks of simulated time until it ends or `progress`
+/// returns false; the simulation and whether it ended.
+pub(crate) fn simulate(
     point: &Point,
     progress: &mut dyn FnMut(Progress) -> bool,
-) -> Result<PointOutcome> {
+) -> Result<(Sim, bool)> {
     let built = point.workload.build()?;
     let n = point.topology.ncpus();
     let cfg = SimConfig {
@@ -382,15 +382,28 @@ pub fn run_point(
             next_step += 1;
         }
         if done {
-            break;
+            return Ok((sim, true));
         }
         if !progress(Progress {
             now_ns: sim.now(),
             end_ns: built.duration_ns,
         }) {
-            return Err(Error::invalid("the run was cancelled"));
+            return Ok((sim, false));
         }
     }
+}
+
+/// Runs one point. `progress` is called between chunks of simulated time;
+/// returning false cancels the run (an error saying so).
+pub fn run_point(
+    point: &Point,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<PointOutcome> {
+    let (sim, done) = simulate(point, progress)?;
+    if !done {
+        return Err(Error::invalid("the run was cancelled"));
+    }
+    let n = point.topology.ncpus();
     let out: RunOutput = sim.finish();
     let report = point.workload.report(&out);
     let mut wakeup_latency = LatencyHist::default();

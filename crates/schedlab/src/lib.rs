@@ -15,7 +15,7 @@
 //!   acting on the machine only through [`sched::SchedEnv`].
 //! - engine: [`engine`] (the discrete-event simulation), [`cost`].
 //! - workloads: [`workload::bench`].
-//! - experiments: [`experiment`], [`presets`].
+//! - experiments: [`experiment`], [`presets`], [`estimate`].
 //! - outputs: [`codec`], [`report`], [`explain`], [`trace_export`], [`fidelity`].
 
 pub mod calibration;
@@ -26,6 +26,7 @@ pub mod cpuset;
 pub mod domains;
 pub mod engine;
 pub mod error;
+pub mod estimate;
 pub mod experiment;
 pub mod explain;
 pub mod fidelity;

@@ -5,6 +5,7 @@
 //! Its behaviours are hooks of their own: [`link_sync`] (the link and the
 //! history), [`runner`] (the run and its workers), [`shortcuts`] (the keys).
 
+pub mod estimate;
 pub mod link_sync;
 pub mod runner;
 pub mod shortcuts;
@@ -44,6 +45,10 @@ pub fn App() -> Html {
         let (runs, view) = (runs.clone(), run.clone());
         let done = view.results.is_some() && !link::is_embed();
         use_effect_with((view.generation, done), move |(_, done)| {
+            if *done && !view.cancelled {
+                let wall = (js_sys::Date::now() - view.started_ms) / 1000.0;
+                estimate::save_rate(view.events(), wall, view.workers);
+            }
             if let (true, Some(r), Some(exp)) = (*done, &view.results, &view.experiment) {
                 let rec = Record::of(
                     exp,
@@ -104,6 +109,7 @@ pub fn App() -> Html {
         Callback::from(move |()| runner.start(&editor))
     };
     let on_run = use_link_sync(&editor, run_on_open, start);
+    let estimate = estimate::use_estimate(&editor, run.running(), runner::hardware_concurrency());
     {
         let ready = ready.clone();
         use_effect_with((), move |_| ready.set(true));
@@ -167,10 +173,10 @@ pub fn App() -> Html {
             title={if editor.is_valid() { "Run (Ctrl+Enter)" } else { "Fix the marked fields first" }}>{ "Run" }</button>
     };
     if link::is_embed() {
-        return embed_page(&editor, &run, run_button, *ready);
+        return embed_page(&editor, &run, run_button, *ready, estimate.as_deref());
     }
     let (shown, results_name) = (shown(&run), results_name(&run));
-    let status = status_line(&run);
+    let status = status_line(&run, estimate.as_deref());
     let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
         if *field == FieldId::Whole {
             msg.clone()
@@ -238,7 +244,13 @@ pub fn App() -> Html {
 }
 
 /// `?embed`: only the chart, the table, Run and "Open in schedlab".
-fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> Html {
+fn embed_page(
+    editor: &Editor,
+    run: &RunView,
+    run_button: Html,
+    ready: bool,
+    estimate: Option<&str>,
+) -> Html {
     let exp = &editor.experiment;
     let results_name = results_name(run);
     html! {
@@ -246,7 +258,7 @@ fn embed_page(editor: &Editor, run: &RunView, run_button: Html, ready: bool) -> 
             <header class="embed-head">
                 <strong class="embed-title">{ exp.name.clone() }</strong>
                 { run_button }
-                { status_line(run) }
+                { status_line(run, estimate) }
                 <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
             </header>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
@@ -275,7 +287,9 @@ fn results_name(run: &RunView) -> String {
         .unwrap_or_default()
 }
 
-fn status_line(run: &RunView) -> Html {
+/// The run's state in words; with the time left while it runs, and the
+/// estimate of the next run when one is measured.
+fn status_line(run: &RunView, estimate: Option<&str>) -> Html {
     let text = if let Some(e) = &run.error {
         return html! { <p id="run-error" class="status error" role="alert">{ format!("Run failed: {e}") }</p> };
     } else if run.running() {
@@ -294,12 +308,29 @@ fn status_line(run: &RunView) -> Html {
     let workers = (run.running() || (run.results.is_some() && !run.cancelled)).then(
         || html! { <span id="run-workers">{ format!(" on {} workers", run.workers) }</span> },
     );
+    let left = run
+        .running()
+        .then(|| run.time_left(js_sys::Date::now()))
+        .flatten()
+        .map(|l| html! { <span id="run-left">{ format!(", {l}") }</span> });
+    let next = match (run.running(), estimate) {
+        (false, Some(e)) => {
+            let idle = run.experiment.is_none();
+            let words = if idle {
+                format!(": {e}")
+            } else {
+                format!("; next run {e}")
+            };
+            Some(html! { <span id="run-estimate">{ words }</span> })
+        }
+        _ => None,
+    };
     // The bar is always there (hidden when idle), so the line never changes height.
     html! {
         <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
             <progress max="1" value={format!("{:.4}", run.fraction())}
                 class={classes!((!run.running()).then_some("idle"))} />
-            <span class="status-text">{ text }{ for workers }</span>
+            <span class="status-text">{ text }{ for workers }{ for left }{ for next }</span>
         </p>
     }
 }

@@ -61,6 +61,7 @@ impl Runner {
             experiment: exp.clone(),
             points: total,
             workers,
+            started_ms: js_sys::Date::now(),
         });
         // Dropping the previous pool terminates its workers.
         *self.pool.borrow_mut() = None;
@@ -90,7 +91,7 @@ impl Runner {
     }
 }
 
-fn hardware_concurrency() -> usize {
+pub fn hardware_concurrency() -> usize {
     web_sys::window()
         .map_or(1.0, |w| w.navigator().hardware_concurrency())
         .max(1.0) as usize
@@ -118,6 +119,6 @@ fn on_response(run: UseReducerHandle<RunView>, generation: u64) -> Rc<dyn Fn(usi
             outcome,
         }),
         Response::Failed { error } => run.dispatch(RunAction::Failed { generation, error }),
-        Response::Ready => {}
+        Response::Ready { .. } | Response::Probed { .. } => {}
     })
 }
