@@ -6,6 +6,7 @@ use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
+use crate::policy::Picker;
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
 use crate::sched::update_avg_idle;
@@ -73,9 +74,9 @@ pub(crate) struct Cpu {
 }
 
 impl Cpu {
-    pub fn new(initial_avg_idle_ns: u64) -> Self {
+    pub fn new(initial_avg_idle_ns: u64, picker: Picker) -> Self {
         Cpu {
-            rq: CfsRq::new(0),
+            rq: CfsRq::with_picker(0, picker),
             state: CpuState::Idle,
             seg: None,
             gen: 0,
@@ -254,13 +255,9 @@ impl Sim {
             self.cpus[cpu].rq.put_prev(p, &self.ents);
             self.tasks[p].state = TaskState::Queued(cpu);
         }
-        let mut next = self.cpus[cpu]
-            .rq
-            .pick_next(&self.ents, &self.policy.tunables);
+        let mut next = self.pick_next(cpu);
         if next.is_none() && crate::sched::balance::newidle_balance(self, cpu) {
-            next = self.cpus[cpu]
-                .rq
-                .pick_next(&self.ents, &self.policy.tunables);
+            next = self.pick_next(cpu);
         }
         let Some(n) = next else {
             self.go_idle(cpu);
@@ -286,6 +283,23 @@ impl Sim {
         self.cpus[cpu].loaded_mm = Some(mm);
         let cost = self.cost.context_switch(same);
         self.start_segment(cpu, SegKind::Kernel, cost, Pending::SwitchIn);
+    }
+
+    /// The queue's pick; a delayed task picked (EEVDF DELAY_DEQUEUE) leaves
+    /// the queue then, and the pick is made again.
+    fn pick_next(&mut self, cpu: usize) -> Option<usize> {
+        loop {
+            let next = self.cpus[cpu].rq.pick_next(&self.ents, &self.policy);
+            match next {
+                Some(t) if self.ents[t].delayed => {
+                    self.touch_task(t);
+                    self.cpus[cpu]
+                        .rq
+                        .finish_delayed(t, &mut self.ents, &self.policy);
+                }
+                _ => return next,
+            }
+        }
     }
 
     fn go_idle(&mut self, cpu: usize) {
@@ -391,7 +405,7 @@ impl Sim {
     pub(crate) fn touch_rq(&mut self, cpu: usize) {
         let now = self.now;
         let rq = &mut self.cpus[cpu].rq;
-        rq.update_curr(&mut self.ents, now);
+        rq.update_curr(&mut self.ents, now, &self.policy);
         rq.update_load(now);
     }
 
@@ -400,6 +414,8 @@ impl Sim {
         let (on_rq, running) = match self.tasks[task].state {
             TaskState::Running(_) => (1, true),
             TaskState::Queued(_) => (1, false),
+            // A delayed task (EEVDF) is still on its queue, runnable in PELT.
+            _ if self.ents[task].delayed => (1, false),
             _ => (0, false),
         };
         let e = &mut self.ents[task];

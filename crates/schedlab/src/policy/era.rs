@@ -15,10 +15,22 @@ pub enum Era {
     V4_15,
     /// Linux 6.5: the last CFS before EEVDF.
     V6_5,
+    /// Linux 6.12: EEVDF with lag placement and delayed dequeue (a
+    /// long-term kernel, the default for new experiments).
+    V6_12,
 }
 
 impl Era {
-    pub const ALL: [Era; 4] = [Era::V2_6_27, Era::V2_6_28, Era::V4_15, Era::V6_5];
+    pub const ALL: [Era; 5] = [
+        Era::V2_6_27,
+        Era::V2_6_28,
+        Era::V4_15,
+        Era::V6_5,
+        Era::V6_12,
+    ];
+
+    /// The era new experiments start from: the kernel people run today.
+    pub const CURRENT: Era = Era::V6_12;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -26,6 +38,7 @@ impl Era {
             Era::V2_6_28 => "2.6.28",
             Era::V4_15 => "4.15",
             Era::V6_5 => "6.5",
+            Era::V6_12 => "6.12",
         }
     }
 
@@ -37,6 +50,7 @@ impl Era {
             Era::V2_6_28 => &V2_6_28,
             Era::V4_15 => &V4_15,
             Era::V6_5 => &V6_5,
+            Era::V6_12 => &V6_12,
         }
     }
 
@@ -153,6 +167,9 @@ pub enum CacheHotBuddy {
     /// v4.15, v6.5: the next or last buddy, when the destination queue has
     /// a task of its own.
     NextOrLastToBusy,
+    /// v6.12: the next buddy, when the destination queue has a task of its
+    /// own (LAST_BUDDY went with EEVDF).
+    NextToBusy,
 }
 
 /// How much find_busiest_group() lets one balance pull (by-load eras).
@@ -174,6 +191,20 @@ pub enum WakeupBuddies {
     /// 4.15+: next buddy only under NEXT_BUDDY; last buddy under LAST_BUDDY
     /// when the wakeup preempts and the queue has nr_latency tasks.
     ByFeature,
+}
+
+/// How a run queue picks its next task and decides preemption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picker {
+    /// CFS (to 6.5): the leftmost vruntime, buddies within the wakeup
+    /// granularity (pick_next_entity, wakeup_preempt_entity), slices from
+    /// the latency period (check_preempt_tick), sleeper credit on wakeup.
+    Cfs,
+    /// EEVDF (v6.12): the eligible entity with the earliest virtual
+    /// deadline (pick_eevdf), lag-preserving placement (place_entity),
+    /// RUN_TO_PARITY, PREEMPT_SHORT and DELAY_DEQUEUE; slices from
+    /// sysctl_sched_base_slice.
+    Eevdf,
 }
 
 /// Every behaviour that differs between eras, with the kernel function it
@@ -242,10 +273,14 @@ pub struct EraRules {
     /// The sysctl scaling of latency tunables: 1 + ilog2(ncpus) (2.6.2x, no
     /// cap) or 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG, later).
     pub tunables_scale_capped: bool,
+    pub picker: Picker,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
 const MODERN_LEVELS: &[&str] = &["SMT", "MC", "DIE", "NODE", "NUMA", "NUMA2", "NUMA3"];
+/// 6.9 renamed the package level DIE to PKG (kernel/sched/topology.c,
+/// arch/x86/kernel/smpboot.c).
+const PKG_LEVELS: &[&str] = &["SMT", "MC", "PKG", "NODE", "NUMA", "NUMA2", "NUMA3"];
 
 const V2_6_27: EraRules = EraRules {
     generation: Generation::Legacy,
@@ -275,6 +310,7 @@ const V2_6_27: EraRules = EraRules {
     ttwu_queue_to_idle: false,
     tcp_prequeue: true,
     tunables_scale_capped: false,
+    picker: Picker::Cfs,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -311,6 +347,7 @@ const V4_15: EraRules = EraRules {
     ttwu_queue_to_idle: false,
     tcp_prequeue: false,
     tunables_scale_capped: true,
+    picker: Picker::Cfs,
 };
 
 const V6_5: EraRules = EraRules {
@@ -331,6 +368,17 @@ const V6_5: EraRules = EraRules {
     smt_never_hot: true,
     ttwu_queue_to_idle: true,
     ..V4_15
+};
+
+/// v6.12 against v6.5, as read in both trees (docs/kernel-review.md, "6.12"):
+/// EEVDF replaces CFS's pick, placement and preemption; task_hot's buddy is
+/// the next one only; select_task_rq_fair, wake_affine, select_idle_sibling
+/// (without clusters), the new-idle gate and sd_init are the same.
+const V6_12: EraRules = EraRules {
+    level_names: PKG_LEVELS,
+    cache_hot_buddy: CacheHotBuddy::NextToBusy,
+    picker: Picker::Eevdf,
+    ..V6_5
 };
 
 impl fmt::Display for Era {
@@ -380,6 +428,26 @@ mod tests {
             },
             Era::V2_6_27.rules()
         );
+    }
+
+    #[test]
+    fn the_6_12_rules_differ_from_6_5_in_the_pick_the_pkg_level_and_the_hot_buddy() {
+        // Read in v6.12 against v6.5: sd_init, select_task_rq_fair,
+        // select_idle_sibling (no clusters) and the new-idle gate are the
+        // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
+        // is the next one only.
+        let v612 = Era::V6_12.rules().clone();
+        assert_eq!(
+            &EraRules {
+                level_names: MODERN_LEVELS,
+                cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
+                picker: Picker::Cfs,
+                ..v612
+            },
+            Era::V6_5.rules()
+        );
+        assert_eq!("6.12".parse::<Era>().unwrap(), Era::V6_12);
+        assert_eq!(Era::CURRENT, Era::V6_12);
     }
 
     #[test]

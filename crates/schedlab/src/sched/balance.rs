@@ -635,6 +635,7 @@ fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize, dst: usize) -> bool {
     let buddy = match env.policy().era.rules().cache_hot_buddy {
         CacheHotBuddy::Next => rq.next == Some(t),
         CacheHotBuddy::NextOrLast => rq.next == Some(t) || rq.last == Some(t),
+        CacheHotBuddy::NextToBusy => env.rq(dst).nr_running > 0 && rq.next == Some(t),
         CacheHotBuddy::NextOrLastToBusy => {
             env.rq(dst).nr_running > 0 && (rq.next == Some(t) || rq.last == Some(t))
         }
