@@ -274,6 +274,10 @@ pub struct EraRules {
     /// cap) or 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG, later).
     pub tunables_scale_capped: bool,
     pub picker: Picker,
+    /// should_we_balance() (v6.6+): above the SMT level the group balances
+    /// from its first idle CPU on an idle core, else from its first idle
+    /// thread of a busy core, else from its first CPU.
+    pub balance_from_idle_core: bool,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -311,6 +315,7 @@ const V2_6_27: EraRules = EraRules {
     tcp_prequeue: true,
     tunables_scale_capped: false,
     picker: Picker::Cfs,
+    balance_from_idle_core: false,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -348,6 +353,7 @@ const V4_15: EraRules = EraRules {
     tcp_prequeue: false,
     tunables_scale_capped: true,
     picker: Picker::Cfs,
+    balance_from_idle_core: false,
 };
 
 const V6_5: EraRules = EraRules {
@@ -378,6 +384,7 @@ const V6_12: EraRules = EraRules {
     level_names: PKG_LEVELS,
     cache_hot_buddy: CacheHotBuddy::NextToBusy,
     picker: Picker::Eevdf,
+    balance_from_idle_core: true,
     ..V6_5
 };
 
@@ -431,17 +438,18 @@ mod tests {
     }
 
     #[test]
-    fn the_6_12_rules_differ_from_6_5_in_the_pick_the_pkg_level_and_the_hot_buddy() {
+    fn the_6_12_rules_differ_from_6_5_in_the_pick_names_hot_buddy_and_balancing_cpu() {
         // Read in v6.12 against v6.5: sd_init, select_task_rq_fair,
         // select_idle_sibling (no clusters) and the new-idle gate are the
         // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
-        // is the next one only.
+        // is the next one only, should_we_balance prefers an idle core.
         let v612 = Era::V6_12.rules().clone();
         assert_eq!(
             &EraRules {
                 level_names: MODERN_LEVELS,
                 cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
                 picker: Picker::Cfs,
+                balance_from_idle_core: false,
                 ..v612
             },
             Era::V6_5.rules()
