@@ -92,7 +92,7 @@ test('bad links open the last experiment with a clear message, and nothing crash
   const fresh = await env.browser.newContext();
   const { page, errors } = await openPage(env.browser, `${env.server.url}#x=1.AAAA`, { context: fresh });
   assert.match(await page.textContent('#notice'), /could not be opened/);
-  assert.equal(await page.inputValue('#preset'), 'retune-lat-ctx');
+  assert.equal(await page.inputValue('#preset'), 'eevdf-rtapp-desktop');
   assert.deepEqual(errors, []);
   await fresh.close();
   await context.close();

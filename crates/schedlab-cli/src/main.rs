@@ -53,8 +53,8 @@ enum Command {
     Domains {
         /// A machine preset name, a machine JSON file, or a file of `lscpu -p` output.
         machine: String,
-        /// Kernel era: 2.6.27, 2.6.28, 4.15 or 6.5.
-        #[arg(long, default_value = "6.5")]
+        /// Kernel era: 2.6.27, 2.6.28, 4.15, 6.5 or 6.12.
+        #[arg(long, default_value = "6.12")]
         era: String,
         /// A policy JSON file (era plus changes); overrides --era.
         #[arg(long)]

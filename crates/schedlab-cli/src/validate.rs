@@ -104,11 +104,15 @@ pub fn era_for(release: &str) -> (Era, String) {
         (Era::V2_6_28, (2, 6, 28)),
         (Era::V4_15, (4, 15, 0)),
         (Era::V6_5, (6, 5, 0)),
+        (Era::V6_12, (6, 12, 0)),
     ];
     let Some(v) = version(release) else {
         return (
-            Era::V6_5,
-            format!("kernel release {release:?} not understood: simulating 6.5"),
+            Era::CURRENT,
+            format!(
+                "kernel release {release:?} not understood: simulating {}",
+                Era::CURRENT
+            ),
         );
     };
     let (era, at) = eras
@@ -117,9 +121,9 @@ pub fn era_for(release: &str) -> (Era, String) {
         .find(|(_, at)| *at <= v)
         .copied()
         .unwrap_or(eras[0]);
-    let note = if v > (6, 5, u32::MAX) {
+    let note = if v > (6, 12, u32::MAX) {
         format!(
-            "Linux {}.{} is newer than the newest era modelled: simulating 6.5 (6.6 and later pick with EEVDF, not modelled)",
+            "Linux {}.{} is newer than the newest era modelled: simulating 6.12",
             v.0, v.1
         )
     } else if (v.0, v.1) == (at.0, at.1) && (v.0 != 2 || v.2 == at.2) {
@@ -593,7 +597,9 @@ mod tests {
 
     #[test]
     fn the_era_is_the_newest_not_newer_than_the_kernel() {
-        assert_eq!(era_for("6.18.44-fc-v857").0, Era::V6_5);
+        assert_eq!(era_for("6.18.44-fc-v857").0, Era::V6_12);
+        assert_eq!(era_for("6.12.9").0, Era::V6_12);
+        assert_eq!(era_for("6.8.0").0, Era::V6_5);
         assert!(era_for("6.18.44").1.contains("newer than the newest era"));
         assert_eq!(era_for("6.5.0-1-amd64").0, Era::V6_5);
         assert_eq!(era_for("5.10.0").0, Era::V4_15);
@@ -601,7 +607,7 @@ mod tests {
         assert_eq!(era_for("3.2.0").0, Era::V2_6_28);
         assert_eq!(era_for("2.6.27.5").0, Era::V2_6_27);
         assert_eq!(era_for("2.6.18").0, Era::V2_6_27);
-        assert_eq!(era_for("banana").0, Era::V6_5);
+        assert_eq!(era_for("banana").0, Era::V6_12);
     }
 
     #[test]

@@ -208,7 +208,8 @@ pub type Level = &'static str;
 
 /// Every level name any era builds, and "none".
 pub const LEVELS: &[Level] = &[
-    "SIBLING", "SMT", "MC", "CPU", "DIE", "NODE", "ALLNODES", "NUMA", "NUMA2", "NUMA3", "none",
+    "SIBLING", "SMT", "MC", "CPU", "DIE", "PKG", "NODE", "ALLNODES", "NUMA", "NUMA2", "NUMA3",
+    "none",
 ];
 
 /// A counter the scheduler or the engine bumps. `idle.enter.<C-state>`
@@ -255,11 +256,14 @@ pub enum Counter {
     },
     NewIdleSkipped,
     NewIdlePulled,
+    /// EEVDF DELAY_DEQUEUE: a wakeup of a task still queued (delayed), done
+    /// where it is, with no CPU selection (ttwu_runnable).
+    TtwuDelayed,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 11] = [
+    pub const FIXED: [Counter; 12] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -271,6 +275,7 @@ impl Counter {
         Counter::SelectSlow,
         Counter::NewIdleSkipped,
         Counter::NewIdlePulled,
+        Counter::TtwuDelayed,
     ];
 }
 
@@ -284,6 +289,7 @@ impl fmt::Display for Counter {
             Counter::TtwuRemote => f.write_str("ttwu.remote"),
             Counter::TtwuRemoteAt(d) => write!(f, "ttwu.remote.{}", d.name()),
             Counter::TtwuSync => f.write_str("ttwu.sync"),
+            Counter::TtwuDelayed => f.write_str("ttwu.delayed"),
             Counter::IpiSent => f.write_str("ipi.sent"),
             Counter::Switches => f.write_str("sched.switches"),
             Counter::Forks => f.write_str("sched.forks"),
@@ -379,10 +385,12 @@ pub enum Reason {
     AffinityFallback,
     LoadBalance,
     ActiveBalance,
+    /// EEVDF: woken while still queued (delayed), so where it was.
+    Delayed,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 16] = [
+    pub const ALL: [Reason; 17] = [
         Reason::Prev,
         Reason::WakeAffine,
         Reason::WakeAffinePrevIdle,
@@ -399,6 +407,7 @@ impl Reason {
         Reason::AffinityFallback,
         Reason::LoadBalance,
         Reason::ActiveBalance,
+        Reason::Delayed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -421,6 +430,7 @@ impl Reason {
             Reason::AffinityFallback => "affinity_fallback",
             Reason::LoadBalance => "load_balance",
             Reason::ActiveBalance => "active_balance",
+            Reason::Delayed => "delayed",
         }
     }
 

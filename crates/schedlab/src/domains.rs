@@ -134,7 +134,8 @@ fn candidate_levels(era: Era, topo: &Topology) -> Result<Vec<(&'static str, Kind
     let mut levels = vec![
         ("SMT", Kind::Smt),
         ("MC", Kind::Mc),
-        ("DIE", Kind::Cpu),
+        // DIE, or PKG from 6.9 on.
+        (era.level_names()[2], Kind::Cpu),
         ("NODE", Kind::Node),
     ];
     let remote: Vec<u32> = topo

@@ -308,7 +308,7 @@ impl Experiment {
 
     /// An experiment running an rt-app file's tasks (see
     /// [`crate::workload::rtapp`]) on `machine` (a preset name) under the
-    /// 6.5 era's defaults, and the rt-app keys it accepted and ignored.
+    /// current era's defaults (6.12), and the rt-app keys it accepted and ignored.
     pub fn from_rtapp(text: &str, name: &str, machine: &str) -> Result<(Experiment, Vec<String>)> {
         let import = crate::workload::rtapp::import(text)?;
         topology::preset(machine)?;
@@ -318,9 +318,9 @@ impl Experiment {
             description: "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.".into(),
             source: String::new(),
             machine: MachineRef::Preset(machine.to_string()),
-            policy: PolicySpec::era(crate::policy::Era::V6_5),
+            policy: PolicySpec::era(crate::policy::Era::CURRENT),
             variants: vec![Variant {
-                label: "6.5".into(),
+                label: crate::policy::Era::CURRENT.name().into(),
                 policy: PolicyChanges::default(),
                 workload: BTreeMap::new(),
             }],

@@ -41,7 +41,7 @@ pub struct PolicyKnobs {
     /// The era's topology levels on this machine, bottom-up.
     pub levels: Vec<LevelKnobs>,
     pub features: Vec<(&'static str, Knob<bool>)>,
-    /// Parallel to [`Tunable::ALL`], scaled for the machine's CPU count.
+    /// The era's tunables ([`Tunable::of`]), scaled for the machine's CPU count.
     pub tunables: Vec<(&'static str, Knob<u64>)>,
 }
 
@@ -88,7 +88,7 @@ impl PolicyKnobs {
             })
             .collect::<Result<_>>()?;
         let default_tunables = Tunables::defaults(era, topo.ncpus());
-        let tunables = Tunable::ALL
+        let tunables = Tunable::of(era)
             .iter()
             .map(|&t| {
                 let knob = Knob {

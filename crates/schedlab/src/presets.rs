@@ -73,7 +73,15 @@ pub const ALL: &[(&str, &str)] = &[
         "schbench-desktop",
         include_str!("../../../presets/schbench-desktop.json"),
     ),
+    (
+        "eevdf-rtapp-desktop",
+        include_str!("../../../presets/eevdf-rtapp-desktop.json"),
+    ),
 ];
+
+/// The experiment the playground opens with: today's kernel (6.12)
+/// against the last CFS.
+pub const DEFAULT: &str = "eevdf-rtapp-desktop";
 
 pub fn names() -> impl Iterator<Item = &'static str> {
     ALL.iter().map(|(n, _)| *n)
@@ -110,6 +118,14 @@ mod tests {
             assert!(!e.description.is_empty(), "{name}");
             e.points().unwrap();
         }
+    }
+
+    #[test]
+    fn the_default_starts_from_the_current_era() {
+        assert_eq!(
+            get(DEFAULT).unwrap().policy.era,
+            crate::policy::Era::CURRENT
+        );
     }
 
     #[test]

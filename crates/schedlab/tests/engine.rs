@@ -253,14 +253,82 @@ type MixGene = (u32, u32, u32, u32, usize, Vec<TaskGene>, u64);
 /// A random small machine and task mix.
 fn mix_strategy() -> impl Strategy<Value = MixGene> {
     (
-        1u32..=2,  // nodes
-        1u32..=2,  // LLCs per node
-        1u32..=2,  // cores per LLC
-        1u32..=2,  // threads per core
-        0usize..4, // era
+        1u32..=2,          // nodes
+        1u32..=2,          // LLCs per node
+        1u32..=2,          // cores per LLC
+        1u32..=2,          // threads per core
+        0..Era::ALL.len(), // era, 6.12's EEVDF included
         prop::collection::vec((0u8..3, 1_000u64..200_000, 1_000u64..500_000, 0u8..4), 1..7),
         any::<u64>(),
     )
+}
+
+#[test]
+fn nice_weighted_hogs_share_one_cpu_by_weight_under_eevdf() {
+    // Three hogs pinned to CPU 0 at nice -3, 0 and 4: weights 1991, 1024
+    // and 423 (sched_prio_to_weight), shares 1991/3438 = 57.9%, 29.8% and
+    // 12.3%. EEVDF (v6.12 pick_eevdf, update_deadline) serves each in
+    // proportion to its weight; over 2 s each share is within 1% of it.
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let hog = |name: &str, nice: i8| {
+        format!(
+            r#"{{"name":"{name}","affinity":"0","nice":{nice},"program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"tasks":[{},{},{}]}}"#,
+        hog("a", -3),
+        hog("b", 0),
+        hog("c", 4)
+    );
+    let out = run(&topo, Era::V6_12, &json, 1, Some(2_000_000_000));
+    let weights = [1991.0, 1024.0, 423.0];
+    let total_w: f64 = weights.iter().sum();
+    let exec: Vec<f64> = out.tasks.iter().map(|t| t.sum_exec_ns as f64).collect();
+    let total: f64 = exec.iter().sum();
+    for (i, w) in weights.iter().enumerate() {
+        let share = exec[i] / total;
+        let want = w / total_w;
+        assert!(
+            (share - want).abs() <= 0.01 * want,
+            "task {i}: share {share:.4}, weight share {want:.4}"
+        );
+    }
+}
+
+#[test]
+fn eevdf_ping_pong_on_one_cpu_never_preempts_and_delays_every_sleep() {
+    // Two tasks on one CPU hand a token back and forth. Under v6.12 the
+    // woken reader is placed at V (place_entity; its lag was dropped to 0
+    // by DELAY_ZERO), where the writer is: both eligible, and the writer,
+    // picked and with its deadline unchanged, keeps the CPU (RUN_TO_PARITY
+    // in pick_eevdf, which check_preempt_wakeup_fair asks). It then enters
+    // the read that blocks, so it sleeps just past V, not eligible:
+    // DELAY_DEQUEUE keeps it queued until the other's write wakes it in
+    // place (ttwu_runnable), which is then every wakeup but the first.
+    // Each side, per round trip: a write, the wakeup, the read that
+    // blocks, one switch: 2 x (2s + w + c), the closed form of 6.5
+    // *without* wakeup preemption; 6.5 with it (its sleeper credit puts the
+    // reader half a latency behind) pays 4s + w + 2c.
+    let costs = HwCosts {
+        syscall_ns: 100,
+        wakeup_ns: 300,
+        context_switch_ns: 1200,
+        ..HwCosts::default()
+    };
+    let (s, w, c) = (costs.syscall_ns, costs.wakeup_ns, costs.context_switch_ns);
+    let topo = machine(1, 1, 1, 1, costs);
+    let out = run(&topo, Era::V6_12, &ping_pong(200, ("0", "0")), 1, None);
+    let times = steady_loop_times(&out);
+    assert_eq!(times.len(), 198);
+    assert!(
+        times.iter().all(|&t| t == 2 * (2 * s + w + c)),
+        "{:?}",
+        &times[..5]
+    );
+    assert_eq!(out.counters.get("ttwu.delayed"), Some(&(2 * 200 - 1)));
+    let cfs = steady_loop_times(&run(&topo, Era::V6_5, &ping_pong(200, ("0", "0")), 1, None));
+    assert!(cfs.iter().all(|&t| t == 4 * s + w + 2 * c));
 }
 
 proptest! {

@@ -42,7 +42,7 @@ fn a_periodic_set_runs_with_its_periods_and_slack() {
     // The experiment survives JSON, as `schedlab import` writes it.
     let exp = Experiment::from_json(&exp.to_json()).unwrap();
     let r = run_all(&exp, &mut |_, _| true).unwrap();
-    let text = &r.rows[0].text["6.5"];
+    let text = &r.rows[0].text["6.12"];
     // Periods hold on an idle 16-CPU box; slack is the period less the run.
     assert!(
         (mean_of(text, "thread0.period") - 10_000.0).abs() < 50.0,
@@ -57,7 +57,7 @@ fn a_periodic_set_runs_with_its_periods_and_slack() {
     let slack = mean_of(text, "thread1-1.slack");
     assert!((9_500.0..10_000.0).contains(&slack), "{slack}\n{text}");
     assert!(text.contains("thread1-1"), "{text}");
-    assert!(r.rows[0].wakeup_latency["6.5"].wakeups > 200);
+    assert!(r.rows[0].wakeup_latency["6.12"].wakeups > 200);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn phases_loops_delay_and_relative_timers() {
     assert_eq!(names, ["compute", "sleep", "compute", "timer", "mark"]);
     assert_eq!(heavy[3]["timer"]["relative"], true);
     let r = run_all(&exp, &mut |_, _| true).unwrap();
-    let text = &r.rows[0].text["6.5"];
+    let text = &r.rows[0].text["6.12"];
     // 60 periods of 10 ms: 40 light ones with 9 ms of slack, 20 heavy ones
     // (6 + 1 ms of work around a 1 ms sleep) with 2 ms.
     assert!(text.contains("mark \"ramp.period\": 60 times"), "{text}");

@@ -181,5 +181,5 @@ fn knobs_of(exp: &Experiment, i: usize) -> Result<PolicyKnobs, Error> {
 
 /// The experiment a bad link or empty storage falls back to.
 pub fn default_experiment() -> Experiment {
-    presets::get(presets::ALL[0].0).expect("the first preset loads")
+    presets::get(presets::DEFAULT).expect("the default preset loads")
 }

@@ -8,7 +8,7 @@ use super::parse::{invalid, parse_u32, parse_u64};
 use super::{knobs_of, policy_of, topology, Applied, PolicyEdit, VariantEdit};
 use schedlab::experiment::{Experiment, Variant};
 use schedlab::knobs::PolicyKnobs;
-use schedlab::policy::{Era, Feature, LevelParam, PolicyChanges, PolicySpec, SdFlag};
+use schedlab::policy::{Era, Feature, LevelParam, PolicyChanges, PolicySpec, SdFlag, Tunable};
 use schedlab::topology::Topology;
 use schedlab::Error;
 use std::collections::BTreeMap;
@@ -232,6 +232,14 @@ fn retain_valid(changes: &mut PolicyChanges, era: Era) -> Vec<String> {
         let ok = Feature::parse(era, f).is_ok();
         if !ok {
             dropped.push(f.clone());
+        }
+        ok
+    });
+    // 6.12 has sched_base_slice_ns where CFS eras have the latency tunables.
+    changes.tunables.retain(|t, _| {
+        let ok = Tunable::parse_for(era, t).is_ok();
+        if !ok {
+            dropped.push(t.clone());
         }
         ok
     });

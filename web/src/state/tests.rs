@@ -197,6 +197,29 @@ fn era_changes_drop_what_the_era_cannot_name_and_say_so() {
 }
 
 #[test]
+fn going_to_6_12_drops_the_latency_tunables() {
+    // 6.12 has sched_base_slice_ns, not sched_latency_ns: a 6.5
+    // variant's latency change is dropped when it moves to 6.12.
+    let ed = Editor::preset("schbench-desktop");
+    let ed = edit(
+        ed,
+        Edit::variant(
+            1,
+            VariantEdit::Tunable {
+                name: "sched_latency_ns".into(),
+                text: "12000000".into(),
+            },
+        ),
+    );
+    assert!(ed.is_valid(), "{:?}", ed.invalid);
+    let eevdf = edit(ed, Edit::variant(1, VariantEdit::Era(Era::V6_12)));
+    assert!(eevdf.is_valid(), "{:?}", eevdf.invalid);
+    assert!(eevdf.experiment.variants[1].policy.tunables.is_empty());
+    let notice = eevdf.notice.unwrap();
+    assert!(notice.contains("sched_latency_ns"), "{notice}");
+}
+
+#[test]
 fn a_new_benchmark_keeps_what_it_can_and_says_what_it_dropped() {
     let ed = edit(
         Editor::preset("kvm-pipe-test-pinning"),

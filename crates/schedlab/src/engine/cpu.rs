@@ -6,6 +6,7 @@ use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
+use crate::policy::Picker;
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
 use crate::sched::update_avg_idle;
@@ -96,9 +97,9 @@ pub(crate) struct Cpu {
 }
 
 impl Cpu {
-    pub fn new(initial_avg_idle_ns: u64) -> Self {
+    pub fn new(initial_avg_idle_ns: u64, picker: Picker) -> Self {
         Cpu {
-            rq: CfsRq::new(0),
+            rq: CfsRq::with_picker(0, picker),
             state: CpuState::Idle,
             seg: None,
             gen: 0,
@@ -286,21 +287,13 @@ impl Sim {
             self.cpus[cpu].rq.put_prev(p, &self.ents);
             self.tasks[p].state = TaskState::Queued(cpu);
         }
-        let mut next =
-            self.cpus[cpu]
-                .rq
-                .pick(&self.ents, self.policy.era, &self.policy.tunables, self.now);
+        let mut next = self.pick_next(cpu);
         let mut balance_ns = 0;
         if next.is_none() {
             let newidle = crate::sched::balance::newidle_balance(self, cpu);
             balance_ns = newidle.cost_ns;
             if newidle.pulled {
-                next = self.cpus[cpu].rq.pick(
-                    &self.ents,
-                    self.policy.era,
-                    &self.policy.tunables,
-                    self.now,
-                );
+                next = self.pick_next(cpu);
             }
         }
         match next {
@@ -351,10 +344,7 @@ impl Sim {
     }
 
     pub(crate) fn balance_done(&mut self, cpu: usize) {
-        let next =
-            self.cpus[cpu]
-                .rq
-                .pick(&self.ents, self.policy.era, &self.policy.tunables, self.now);
+        let next = self.pick_next(cpu);
         match next {
             Some(n) => {
                 self.touch_rq(cpu);
@@ -412,6 +402,23 @@ impl Sim {
             self.schedule(cpu);
         } else {
             self.start_work(cpu, kind, work, pending);
+        }
+    }
+
+    /// The queue's pick; a delayed task picked (EEVDF DELAY_DEQUEUE) leaves
+    /// the queue then, and the pick is made again.
+    fn pick_next(&mut self, cpu: usize) -> Option<usize> {
+        loop {
+            let next = self.cpus[cpu].rq.pick(&self.ents, &self.policy, self.now);
+            match next {
+                Some(t) if self.ents[t].delayed => {
+                    self.touch_task(t);
+                    self.cpus[cpu]
+                        .rq
+                        .finish_delayed(t, &mut self.ents, &self.policy);
+                }
+                _ => return next,
+            }
         }
     }
 
@@ -556,7 +563,7 @@ impl Sim {
     pub(crate) fn touch_rq(&mut self, cpu: usize) {
         let now = self.now;
         let rq = &mut self.cpus[cpu].rq;
-        rq.update_curr(&mut self.ents, now);
+        rq.update_curr(&mut self.ents, now, &self.policy);
         rq.update_load(now);
     }
 
@@ -565,6 +572,8 @@ impl Sim {
         let (on_rq, running) = match self.tasks[task].state {
             TaskState::Running(_) => (1, true),
             TaskState::Queued(_) => (1, false),
+            // A delayed task (EEVDF) is still on its queue, runnable in PELT.
+            _ if self.ents[task].delayed => (1, false),
             _ => (0, false),
         };
         let e = &mut self.ents[task];

@@ -29,6 +29,18 @@ impl Sim {
                 places[t] += 1;
                 count += 1;
                 weight += self.ents[t].weight;
+                if self.ents[t].delayed {
+                    // EEVDF DELAY_DEQUEUE: asleep, and still on this queue.
+                    if !matches!(self.tasks[t].state, TaskState::Blocked(_))
+                        || self.tasks[t].cpu != c
+                    {
+                        return Err(format!(
+                            "task {t} is delayed on cpu{c} but is {:?} on cpu{}",
+                            self.tasks[t].state, self.tasks[t].cpu
+                        ));
+                    }
+                    continue;
+                }
                 if self.tasks[t].state != TaskState::Queued(c) {
                     return Err(format!(
                         "task {t} is queued on cpu{c} but its state is {:?}",
@@ -42,6 +54,8 @@ impl Sim {
                     rq.nr_running, rq.load_weight
                 ));
             }
+            rq.check_eevdf(&self.ents)
+                .map_err(|e| format!("cpu{c}: {e}"))?;
             if cpu.accounted_until(self.now) != self.now {
                 return Err(format!(
                     "cpu{c}: busy + idle + overhead = {} ns, elapsed {} ns",
@@ -71,13 +85,15 @@ impl Sim {
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
-            let expected = match task.state {
-                TaskState::Running(_) | TaskState::Queued(_) => 1,
-                TaskState::Blocked(Wait::Read(_)) | TaskState::Blocked(Wait::Write(_)) => 1,
-                // Sleeping on a timer, on the way to a CPU by IPI, or gone:
-                // in no queue and no wait list.
-                TaskState::Blocked(Wait::Timer) | TaskState::Waking(_) | TaskState::Exited => 0,
-            };
+            let delayed = u32::from(self.ents[t].delayed);
+            let expected = delayed
+                + match task.state {
+                    TaskState::Running(_) | TaskState::Queued(_) => 1,
+                    TaskState::Blocked(Wait::Read(_)) | TaskState::Blocked(Wait::Write(_)) => 1,
+                    // Sleeping on a timer, on the way to a CPU by IPI, or gone:
+                    // in no queue and no wait list.
+                    TaskState::Blocked(Wait::Timer) | TaskState::Waking(_) | TaskState::Exited => 0,
+                };
             if places[t] != expected {
                 return Err(format!(
                     "task {t} ({}) is {:?} but found in {} places",

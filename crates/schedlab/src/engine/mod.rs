@@ -191,7 +191,12 @@ impl Sim {
             queue: EventQueue::default(),
             cost: CostModel::new(&topo.costs),
             cpus: (0..n)
-                .map(|_| cpu::Cpu::new(cfg.policy.tunables.migration_cost_ns * 2))
+                .map(|_| {
+                    cpu::Cpu::new(
+                        cfg.policy.tunables.migration_cost_ns * 2,
+                        cfg.policy.era.rules().picker,
+                    )
+                })
                 .collect(),
             topo,
             policy: cfg.policy.clone(),

@@ -9,7 +9,7 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::limits;
-use crate::policy::Feature;
+use crate::policy::{Feature, Picker};
 use crate::sched::cfs::{weight_of_nice, Entity};
 use crate::sched::load::update_avg;
 use crate::sched::wakeup::{self, WakeKind};
@@ -214,9 +214,9 @@ impl Sim {
         let pelt = crate::sched::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
         self.ents[id].pelt = pelt;
         self.cpus[cpu].rq.pelt.attach(&pelt, weight);
-        let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
-        let rq = &self.cpus[cpu].rq;
-        rq.place_entity(&mut self.ents[id], true, era, &f, &tun);
+        self.cpus[cpu]
+            .rq
+            .place(id, &mut self.ents, true, &self.policy);
         self.cpus[cpu].rq.enqueue(id, &self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
@@ -505,7 +505,10 @@ impl Sim {
             let t = &mut self.tasks[task];
             update_avg(&mut t.sched.avg_overlap_ns, sample);
         }
-        self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        // Under EEVDF's DELAY_DEQUEUE the task may stay queued, delayed.
+        self.cpus[cpu]
+            .rq
+            .block_curr(task, &mut self.ents, &self.policy);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
             Wait::Read(c) => self.chans[c].readers.push(task),
@@ -571,6 +574,10 @@ impl Sim {
             self.tasks[task].lap_from_ns = self.now;
             self.tasks[task].read_blocked = true;
         }
+        if self.ents[task].delayed {
+            self.wake_delayed(task, this);
+            return true;
+        }
         let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
         let (target, reason) = (placed.cpu, placed.reason);
         self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
@@ -617,6 +624,31 @@ impl Sim {
         true
     }
 
+    /// ttwu_runnable: a delayed task (EEVDF) is still on its queue, so it
+    /// is woken there, with no CPU selection, and may preempt.
+    fn wake_delayed(&mut self, task: usize, this: usize) {
+        let cpu = self.tasks[task].cpu;
+        self.touch_rq(cpu);
+        self.cpus[cpu]
+            .rq
+            .requeue_delayed(task, &mut self.ents, &self.policy);
+        self.tasks[task].state = TaskState::Queued(cpu);
+        self.counters.count(Counter::TtwuDelayed);
+        if cpu == this {
+            self.counters.bump(self.ids.ttwu_local);
+        } else {
+            self.counters.bump(self.ids.ttwu_remote);
+        }
+        self.trace_event(TraceEvent::Wakeup {
+            t: self.now,
+            task,
+            waker_cpu: this,
+            target: cpu,
+            reason: Reason::Delayed,
+        });
+        self.notify_enqueued(cpu, task, cpu != this);
+    }
+
     /// Whether a remote wakeup goes through the target's wake list and an
     /// IPI rather than a direct enqueue (TTWU_QUEUE; not in 2.6.2x).
     fn wakeup_is_queued(&self, this: usize, target: usize) -> bool {
@@ -643,9 +675,9 @@ impl Sim {
         } else {
             self.touch_rq(cpu);
         }
-        let (era, f, tun) = (self.policy.era, self.policy.features, self.policy.tunables);
-        let rq = &self.cpus[cpu].rq;
-        rq.place_entity(&mut self.ents[task], false, era, &f, &tun);
+        self.cpus[cpu]
+            .rq
+            .place(task, &mut self.ents, false, &self.policy);
         self.cpus[cpu].rq.enqueue(task, &self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
@@ -676,11 +708,22 @@ impl Sim {
     pub(crate) fn migrate_queued(&mut self, task: usize, from: usize, to: usize, reason: Reason) {
         self.touch_task(task);
         self.touch_rq(from);
-        self.cpus[from].rq.dequeue(task, &self.ents);
+        self.cpus[from]
+            .rq
+            .dequeue(task, &mut self.ents, &self.policy);
         self.move_accounting(task, from, to);
+        if self.policy.era.rules().picker == Picker::Eevdf {
+            // EEVDF places a moved task by its lag on the new queue.
+            self.cpus[to]
+                .rq
+                .place(task, &mut self.ents, false, &self.policy);
+        }
         self.cpus[to].rq.enqueue(task, &self.ents);
         note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
-        self.tasks[task].state = TaskState::Queued(to);
+        // A delayed task (EEVDF) moves still asleep, and stays delayed.
+        if !self.ents[task].delayed {
+            self.tasks[task].state = TaskState::Queued(to);
+        }
         self.trace_event(TraceEvent::Migrate {
             t: self.now,
             task,

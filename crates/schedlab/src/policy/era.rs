@@ -15,10 +15,22 @@ pub enum Era {
     V4_15,
     /// Linux 6.5: the last CFS before EEVDF.
     V6_5,
+    /// Linux 6.12: EEVDF with lag placement and delayed dequeue (a
+    /// long-term kernel, the default for new experiments).
+    V6_12,
 }
 
 impl Era {
-    pub const ALL: [Era; 4] = [Era::V2_6_27, Era::V2_6_28, Era::V4_15, Era::V6_5];
+    pub const ALL: [Era; 5] = [
+        Era::V2_6_27,
+        Era::V2_6_28,
+        Era::V4_15,
+        Era::V6_5,
+        Era::V6_12,
+    ];
+
+    /// The era new experiments start from: the kernel people run today.
+    pub const CURRENT: Era = Era::V6_12;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -26,6 +38,7 @@ impl Era {
             Era::V2_6_28 => "2.6.28",
             Era::V4_15 => "4.15",
             Era::V6_5 => "6.5",
+            Era::V6_12 => "6.12",
         }
     }
 
@@ -37,6 +50,7 @@ impl Era {
             Era::V2_6_28 => &V2_6_28,
             Era::V4_15 => &V4_15,
             Era::V6_5 => &V6_5,
+            Era::V6_12 => &V6_12,
         }
     }
 
@@ -161,6 +175,9 @@ pub enum CacheHotBuddy {
     /// v4.15, v6.5: the next or last buddy, when the destination queue has
     /// a task of its own.
     NextOrLastToBusy,
+    /// v6.12: the next buddy, when the destination queue has a task of its
+    /// own (LAST_BUDDY went with EEVDF).
+    NextToBusy,
 }
 
 /// The buddies set when a woken task is checked against the running one.
@@ -172,6 +189,20 @@ pub enum WakeupBuddies {
     /// 4.15+: next buddy only under NEXT_BUDDY; last buddy under LAST_BUDDY
     /// when the wakeup preempts and the queue has nr_latency tasks.
     ByFeature,
+}
+
+/// How a run queue picks its next task and decides preemption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picker {
+    /// CFS (to 6.5): the leftmost vruntime, buddies within the wakeup
+    /// granularity (pick_next_entity, wakeup_preempt_entity), slices from
+    /// the latency period (check_preempt_tick), sleeper credit on wakeup.
+    Cfs,
+    /// EEVDF (v6.12): the eligible entity with the earliest virtual
+    /// deadline (pick_eevdf), lag-preserving placement (place_entity),
+    /// RUN_TO_PARITY, PREEMPT_SHORT and DELAY_DEQUEUE; slices from
+    /// sysctl_sched_base_slice.
+    Eevdf,
 }
 
 /// Every behaviour that differs between eras, with the kernel function it
@@ -245,10 +276,18 @@ pub struct EraRules {
     /// run less than its sched_slice since the pair started; no last buddy.
     /// Later eras pick a buddy within the wakeup granularity of the leftmost.
     pub pair_slice_pick: bool,
+    pub picker: Picker,
+    /// should_we_balance() (v6.6+): above the SMT level the group balances
+    /// from its first idle CPU on an idle core, else from its first idle
+    /// thread of a busy core, else from its first CPU.
+    pub balance_from_idle_core: bool,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
 const MODERN_LEVELS: &[&str] = &["SMT", "MC", "DIE", "NODE", "NUMA", "NUMA2", "NUMA3"];
+/// 6.9 renamed the package level DIE to PKG (kernel/sched/topology.c,
+/// arch/x86/kernel/smpboot.c).
+const PKG_LEVELS: &[&str] = &["SMT", "MC", "PKG", "NODE", "NUMA", "NUMA2", "NUMA3"];
 
 const V2_6_27: EraRules = EraRules {
     generation: Generation::Legacy,
@@ -278,6 +317,8 @@ const V2_6_27: EraRules = EraRules {
     affine_sync_ignores_overlap: true,
     affine_when_prev_is_this: true,
     pair_slice_pick: true,
+    picker: Picker::Cfs,
+    balance_from_idle_core: false,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -317,6 +358,8 @@ const V4_15: EraRules = EraRules {
     affine_sync_ignores_overlap: false,
     affine_when_prev_is_this: false,
     pair_slice_pick: false,
+    picker: Picker::Cfs,
+    balance_from_idle_core: false,
 };
 
 const V6_5: EraRules = EraRules {
@@ -336,6 +379,18 @@ const V6_5: EraRules = EraRules {
     smt_never_hot: true,
     ttwu_queue_to_idle: true,
     ..V4_15
+};
+
+/// v6.12 against v6.5, as read in both trees (docs/kernel-review.md, "6.12"):
+/// EEVDF replaces CFS's pick, placement and preemption; task_hot's buddy is
+/// the next one only; select_task_rq_fair, wake_affine, select_idle_sibling
+/// (without clusters), the new-idle gate and sd_init are the same.
+const V6_12: EraRules = EraRules {
+    level_names: PKG_LEVELS,
+    cache_hot_buddy: CacheHotBuddy::NextToBusy,
+    picker: Picker::Eevdf,
+    balance_from_idle_core: true,
+    ..V6_5
 };
 
 impl fmt::Display for Era {
@@ -390,6 +445,27 @@ mod tests {
             },
             Era::V2_6_27.rules()
         );
+    }
+
+    #[test]
+    fn the_6_12_rules_differ_from_6_5_in_the_pick_names_hot_buddy_and_balancing_cpu() {
+        // Read in v6.12 against v6.5: sd_init, select_task_rq_fair,
+        // select_idle_sibling (no clusters) and the new-idle gate are the
+        // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
+        // is the next one only, should_we_balance prefers an idle core.
+        let v612 = Era::V6_12.rules().clone();
+        assert_eq!(
+            &EraRules {
+                level_names: MODERN_LEVELS,
+                cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
+                picker: Picker::Cfs,
+                balance_from_idle_core: false,
+                ..v612
+            },
+            Era::V6_5.rules()
+        );
+        assert_eq!("6.12".parse::<Era>().unwrap(), Era::V6_12);
+        assert_eq!(Era::CURRENT, Era::V6_12);
     }
 
     #[test]

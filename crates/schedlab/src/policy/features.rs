@@ -29,6 +29,24 @@ pub enum Feature {
     WaIdle,
     WaWeight,
     WaBias,
+    /// EEVDF (6.12): place a waking task with the lag it left with.
+    PlaceLag,
+    /// EEVDF: a new task's first deadline is half a slice away.
+    PlaceDeadlineInitial,
+    /// EEVDF: a task moved between queues (not sleeping) keeps its
+    /// deadline relative to its vruntime.
+    PlaceRelDeadline,
+    /// EEVDF: the picked task runs until its deadline is renewed, unless it
+    /// stops being eligible.
+    RunToParity,
+    /// EEVDF: a woken task with a shorter slice cancels RUN_TO_PARITY.
+    PreemptShort,
+    /// EEVDF: a task sleeping while not eligible stays queued until picked
+    /// or woken.
+    DelayDequeue,
+    /// EEVDF: a delayed task leaves (or is woken) with its positive lag
+    /// dropped to zero.
+    DelayZero,
 }
 
 use Feature::*;
@@ -83,6 +101,25 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaWeight, "WA_WEIGHT", true),
             (WaBias, "WA_BIAS", true),
         ],
+        // kernel/sched/features.h of v6.12: START_DEBIT, GENTLE_FAIR_SLEEPERS,
+        // LAST_BUDDY and SIS_PROP are gone with CFS's pick and placement.
+        Era::V6_12 => &[
+            (PlaceLag, "PLACE_LAG", true),
+            (PlaceDeadlineInitial, "PLACE_DEADLINE_INITIAL", true),
+            (PlaceRelDeadline, "PLACE_REL_DEADLINE", true),
+            (RunToParity, "RUN_TO_PARITY", true),
+            (PreemptShort, "PREEMPT_SHORT", true),
+            (NextBuddy, "NEXT_BUDDY", false),
+            (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
+            (DelayDequeue, "DELAY_DEQUEUE", true),
+            (DelayZero, "DELAY_ZERO", true),
+            (WakeupPreemption, "WAKEUP_PREEMPTION", true),
+            (TtwuQueue, "TTWU_QUEUE", true),
+            (SisUtil, "SIS_UTIL", true),
+            (WaIdle, "WA_IDLE", true),
+            (WaWeight, "WA_WEIGHT", true),
+            (WaBias, "WA_BIAS", true),
+        ],
     }
 }
 
@@ -105,6 +142,7 @@ impl Feature {
                         Era::V2_6_28 => "feature for era 2.6.28",
                         Era::V4_15 => "feature for era 4.15",
                         Era::V6_5 => "feature for era 6.5",
+                        Era::V6_12 => "feature for era 6.12",
                     },
                     name,
                     table(era).iter().map(|(_, n, _)| *n),

@@ -76,11 +76,28 @@ const V6_5: FlagTable = &[
     (Numa, "NUMA", 0x4000),
 ];
 
+/// include/linux/sched/sd_flags.h of 6.12: as 6.5, with
+/// SHARE_PKG_RESOURCES renamed SHARE_LLC (same bit).
+const V6_12: FlagTable = &[
+    (BalanceNewidle, "BALANCE_NEWIDLE", 0x1),
+    (BalanceExec, "BALANCE_EXEC", 0x2),
+    (BalanceFork, "BALANCE_FORK", 0x4),
+    (BalanceWake, "BALANCE_WAKE", 0x8),
+    (WakeAffine, "WAKE_AFFINE", 0x10),
+    (ShareCpuCapacity, "SHARE_CPUCAPACITY", 0x80),
+    (SharePkgResources, "SHARE_LLC", 0x200),
+    (Serialize, "SERIALIZE", 0x400),
+    (PreferSibling, "PREFER_SIBLING", 0x1000),
+    (Overlap, "OVERLAP", 0x2000),
+    (Numa, "NUMA", 0x4000),
+];
+
 fn table(era: Era) -> FlagTable {
     match era {
         Era::V2_6_27 | Era::V2_6_28 => LEGACY,
         Era::V4_15 => V4_15,
         Era::V6_5 => V6_5,
+        Era::V6_12 => V6_12,
     }
 }
 
@@ -99,6 +116,7 @@ impl SdFlag {
                         Era::V2_6_28 => "SD flag for era 2.6.28",
                         Era::V4_15 => "SD flag for era 4.15",
                         Era::V6_5 => "SD flag for era 6.5",
+                        Era::V6_12 => "SD flag for era 6.12",
                     },
                     name,
                     table(era).iter().map(|(_, n, _)| *n),

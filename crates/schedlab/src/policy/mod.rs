@@ -13,7 +13,7 @@ mod tunables;
 
 pub use era::{
     BalanceLoad, CacheHotBuddy, Era, EraRules, Generation, GroupCompare, IdleSibling, NewidleGate,
-    WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
+    Picker, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};
@@ -118,7 +118,7 @@ impl PolicySpec {
         }
         let mut tunables = Tunables::defaults(era, ncpus);
         for (name, &value) in &self.tunables {
-            tunables.set(Tunable::parse(name)?, value)?;
+            tunables.set(Tunable::parse_for(era, name)?, value)?;
         }
         let mut levels = BTreeMap::new();
         for (level, change) in &self.levels {

@@ -1,7 +1,7 @@
 //! Tunables (the sysctls of kernel/sched): defaults per era, scaled by CPU
 //! count as the kernel does at boot.
 
-use super::Era;
+use super::{Era, Picker};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +12,8 @@ pub enum Tunable {
     MigrationCost,
     NrMigrate,
     Hz,
+    /// EEVDF's request size (sysctl_sched_base_slice, v6.6+).
+    BaseSlice,
 }
 
 impl Tunable {
@@ -32,22 +34,44 @@ impl Tunable {
             Tunable::MigrationCost => "sched_migration_cost_ns",
             Tunable::NrMigrate => "sched_nr_migrate",
             Tunable::Hz => "hz",
+            Tunable::BaseSlice => "sched_base_slice_ns",
         }
     }
 
-    pub fn parse(name: &str) -> Result<Tunable> {
-        Self::ALL
-            .into_iter()
+    /// The tunables an era has, in the order the Kernel panel shows them.
+    /// 6.6 replaced sched_latency, min_granularity and wakeup_granularity
+    /// with sched_base_slice.
+    pub fn of(era: Era) -> &'static [Tunable] {
+        match era.rules().picker {
+            Picker::Cfs => &Self::ALL,
+            Picker::Eevdf => &[
+                Tunable::BaseSlice,
+                Tunable::MigrationCost,
+                Tunable::NrMigrate,
+                Tunable::Hz,
+            ],
+        }
+    }
+
+    /// A tunable `era` has, by name.
+    pub fn parse_for(era: Era, name: &str) -> Result<Tunable> {
+        let valid = Self::of(era);
+        valid
+            .iter()
+            .copied()
             .find(|t| t.name() == name)
-            .ok_or_else(|| Error::unknown("tunable", name, Self::ALL.map(|t| t.name())))
+            .ok_or_else(|| Error::unknown("tunable", name, valid.iter().map(|t| t.name())))
     }
 
     fn valid_range(self) -> (u64, u64) {
         match self {
             // The kernel's sysctl bounds: 0.1 ms .. 1 s for the granularities.
-            Tunable::Latency | Tunable::MinGranularity | Tunable::WakeupGranularity => {
-                (100_000, 1_000_000_000)
-            }
+            // base_slice has no bound of its own in debugfs; the same range
+            // keeps it a slice, not a period.
+            Tunable::Latency
+            | Tunable::MinGranularity
+            | Tunable::WakeupGranularity
+            | Tunable::BaseSlice => (100_000, 1_000_000_000),
             Tunable::MigrationCost => (0, 1_000_000_000),
             Tunable::NrMigrate => (1, 10_000),
             Tunable::Hz => (100, 1000),
@@ -66,6 +90,9 @@ pub struct Tunables {
     pub migration_cost_ns: u64,
     pub nr_migrate: u64,
     pub hz: u64,
+    /// EEVDF's request size r: sysctl_sched_base_slice, 0.75 ms scaled like
+    /// the latency tunables (update_sysctl, get_update_sysctl_factor).
+    pub base_slice_ns: u64,
 }
 
 fn ilog2(n: usize) -> u64 {
@@ -88,6 +115,7 @@ impl Tunables {
                 migration_cost_ns: ms / 2,
                 nr_migrate: 32,
                 hz: 250,
+                base_slice_ns: 3 * ms / 4 * f,
             }
         } else {
             let f = 1 + ilog2(ncpus.min(8));
@@ -99,6 +127,7 @@ impl Tunables {
                 migration_cost_ns: ms / 2,
                 nr_migrate: 32,
                 hz: 250,
+                base_slice_ns: 3 * ms / 4 * f,
             }
         }
     }
@@ -118,6 +147,7 @@ impl Tunables {
             Tunable::MigrationCost => self.migration_cost_ns = value,
             Tunable::NrMigrate => self.nr_migrate = value,
             Tunable::Hz => self.hz = value,
+            Tunable::BaseSlice => self.base_slice_ns = value,
         }
         if matches!(t, Tunable::Latency | Tunable::MinGranularity) {
             self.nr_latency = self.latency_ns.div_ceil(self.min_granularity_ns);
@@ -133,6 +163,7 @@ impl Tunables {
             Tunable::MigrationCost => self.migration_cost_ns,
             Tunable::NrMigrate => self.nr_migrate,
             Tunable::Hz => self.hz,
+            Tunable::BaseSlice => self.base_slice_ns,
         }
     }
 
@@ -168,6 +199,26 @@ mod tests {
         // 2 CPUs: factor 2.
         assert_eq!(Tunables::defaults(Era::V4_15, 2).latency_ns, 12_000_000);
         assert_eq!(t.tick_ns(), 4_000_000);
+    }
+
+    #[test]
+    fn base_slice_scales_as_update_sysctl_does_in_v6_12() {
+        // update_sysctl(): 0.75 ms x (1 + ilog2(min(ncpus, 8))), v6.12.
+        let slice = |n| Tunables::defaults(Era::V6_12, n).base_slice_ns;
+        assert_eq!(slice(1), 750_000);
+        assert_eq!(slice(2), 1_500_000);
+        assert_eq!(slice(4), 2_250_000);
+        assert_eq!(slice(8), 3_000_000);
+        assert_eq!(slice(256), 3_000_000, "the factor stops at 8 CPUs");
+        // 6.12 has no latency tunables; 6.5 has no base slice.
+        let names = |e| Tunable::of(e).iter().map(|t| t.name()).collect::<Vec<_>>();
+        assert!(names(Era::V6_12).contains(&"sched_base_slice_ns"));
+        assert!(!names(Era::V6_12).contains(&"sched_latency_ns"));
+        let err = Tunable::parse_for(Era::V6_12, "sched_latency_ns")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sched_base_slice_ns"), "{err}");
+        assert!(Tunable::parse_for(Era::V6_5, "sched_base_slice_ns").is_err());
     }
 
     #[test]

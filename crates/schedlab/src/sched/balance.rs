@@ -150,18 +150,31 @@ fn needs_load_balance_flag(era: Era) -> bool {
     era.rules().needs_load_balance_flag
 }
 
-/// Only one CPU per group balances a level: its first idle CPU, else its first.
+/// Only one CPU per group balances a level: its first idle CPU, else its
+/// first. From 6.6 (`balance_from_idle_core`), above the SMT level an idle
+/// CPU on an idle core goes before an idle thread of a busy core
+/// (should_we_balance, is_core_idle).
 fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
     let d = env.domains().of(cpu).nth(level).expect("level exists");
     let Some(g) = d.group_of(cpu) else {
         return false;
     };
     let group = &d.groups[g];
-    let chosen = group
-        .iter()
-        .find(|&c| env.cpu_idle(c))
-        .or_else(|| group.first());
-    chosen == Some(cpu)
+    let mut idle = group.iter().filter(|&c| env.cpu_idle(c));
+    let core_idle = |c: usize| {
+        env.topology()
+            .core_span(c)
+            .iter()
+            .all(|s| s == c || env.cpu_idle(s))
+    };
+    let chosen =
+        if env.policy().era.rules().balance_from_idle_core && !d.has(SdFlag::ShareCpuCapacity) {
+            let first_idle = group.iter().find(|&c| env.cpu_idle(c));
+            idle.find(|&c| core_idle(c)).or(first_idle)
+        } else {
+            idle.next()
+        };
+    chosen.or_else(|| group.first()) == Some(cpu)
 }
 
 /// New-idle balance: `cpu` is about to go idle. Walks levels with
@@ -590,6 +603,7 @@ fn task_hot(env: &impl SchedEnv, t: usize, cpu: usize, dst: usize) -> bool {
     let buddy = match env.policy().era.rules().cache_hot_buddy {
         CacheHotBuddy::Next => rq.next == Some(t),
         CacheHotBuddy::NextOrLast => rq.next == Some(t) || rq.last == Some(t),
+        CacheHotBuddy::NextToBusy => env.rq(dst).nr_running > 0 && rq.next == Some(t),
         CacheHotBuddy::NextOrLastToBusy => {
             env.rq(dst).nr_running > 0 && (rq.next == Some(t) || rq.last == Some(t))
         }
@@ -884,6 +898,29 @@ mod tests {
 
     /// CACHE_HOT_BUDDY's buddies by era (task_hot, v2.6.27, v2.6.28, v4.15):
     /// task 2 on CPU 0 is the last buddy and has not run for 10 ms.
+    #[test]
+    fn from_6_12_an_idle_core_balances_before_an_idle_thread_of_a_busy_core() {
+        // ivb-ep-2s, NUMA level (2): CPU 0's group is socket 0, CPUs 0-9 and
+        // 20-29 in that order, CPU i's SMT sibling i + 20. Busy: 0 and 21, so
+        // CPU 1 is idle on a busy core and CPU 2 the first idle CPU on an
+        // idle core. 6.5 lets CPU 1 balance; 6.12 (should_we_balance with
+        // is_core_idle, v6.6+) lets CPU 2.
+        for (era, balancer) in [(Era::V6_5, 1), (Era::V6_12, 2)] {
+            let mut env = TestEnv::era("ivb-ep-2s", era);
+            env.hogs(&[0, 21], 1);
+            let numa = 2;
+            for cpu in [1, 2] {
+                assert_eq!(
+                    should_we_balance(&env, cpu, numa),
+                    cpu == balancer,
+                    "{era} cpu{cpu}"
+                );
+            }
+            // At the SMT level each CPU is its own group: both balance.
+            assert!(should_we_balance(&env, 1, 0) && should_we_balance(&env, 2, 0));
+        }
+    }
+
     #[test]
     fn cache_hot_buddy_by_era() {
         for (era, dst_busy, hot) in [

@@ -1,13 +1,16 @@
 //! Per-CPU CFS run queues: weights, vruntime, min_vruntime, sleeper and fork
 //! placement, wakeup and tick preemption, next/last buddies, slices.
 //!
-//! The run queue orders its queued (not running) entities by (vruntime, id);
-//! the running one is `curr`. Entities live in the engine's table, indexed
-//! by task id; functions here take that table.
+//! The run queue orders its queued (not running) entities by (vruntime, id)
+//! under CFS, by (virtual deadline, id) under EEVDF (`eevdf`, v6.12); the
+//! running one is `curr`. Entities live in the engine's table, indexed by
+//! task id; functions here take that table.
 
-use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Tunables, WakeupBuddies};
+use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies};
 use crate::sched::load::Pelt;
 use std::collections::BTreeSet;
+
+mod eevdf;
 
 pub type TaskId = usize;
 
@@ -38,6 +41,20 @@ pub struct Entity {
     /// When the running task's CPU time was last accounted.
     pub exec_start_ns: u64,
     pub pelt: Pelt,
+    /// EEVDF: the virtual deadline, vruntime + slice x 1024 / weight.
+    pub deadline: u64,
+    /// EEVDF: the request size r the deadline was set from.
+    pub slice_ns: u64,
+    /// EEVDF: a slice set by the task (sched_attr.sched_runtime) instead of
+    /// sysctl_sched_base_slice; the workloads set none yet.
+    pub custom_slice_ns: Option<u64>,
+    /// EEVDF: the virtual lag V - vruntime kept from the last dequeue.
+    pub vlag: i64,
+    /// EEVDF DELAY_DEQUEUE: asleep but still queued (sched_delayed).
+    pub delayed: bool,
+    /// EEVDF PLACE_REL_DEADLINE: deadline - vruntime, kept across a move
+    /// between queues.
+    pub rel_deadline: Option<u64>,
 }
 
 impl Entity {
@@ -49,6 +66,12 @@ impl Entity {
             prev_sum_exec_ns: 0,
             exec_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
+            deadline: VRUNTIME_ORIGIN,
+            slice_ns: 0,
+            custom_slice_ns: None,
+            vlag: 0,
+            delayed: false,
+            rel_deadline: None,
         }
     }
 }
@@ -76,6 +99,21 @@ pub struct CfsRq {
     /// When the current next-buddy pair started (2.6.27's pair_start).
     pub pair_start_ns: u64,
     pub pelt: Pelt,
+    /// The queue picks by EEVDF (v6.12) rather than CFS.
+    eevdf: bool,
+    /// EEVDF: queued entities by (vruntime, id), for min_vruntime (the
+    /// kernel's augmented tree keeps the subtree minimum instead).
+    by_vruntime: BTreeSet<(u64, TaskId)>,
+    /// EEVDF: sum over queued entities of (vruntime - min_vruntime) x weight,
+    /// and of their weights (cfs_rq->avg_vruntime, avg_load).
+    avg_vruntime: i128,
+    avg_load: u64,
+    /// EEVDF RUN_TO_PARITY: the last picked task and its deadline when
+    /// picked (the kernel stashes it in vlag); protected while unchanged.
+    protect: Option<(TaskId, u64)>,
+    /// EEVDF: update_curr asked for a reschedule (deadline renewed, or a
+    /// short-slice preemption); the tick or a wakeup acts on it.
+    resched: bool,
 }
 
 impl CfsRq {
@@ -90,7 +128,47 @@ impl CfsRq {
             last: None,
             pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
+            eevdf: false,
+            by_vruntime: BTreeSet::new(),
+            avg_vruntime: 0,
+            avg_load: 0,
+            protect: None,
+            resched: false,
         }
+    }
+
+    /// An empty queue that picks as `picker` says.
+    pub fn with_picker(now_ns: u64, picker: Picker) -> Self {
+        CfsRq {
+            eevdf: picker == Picker::Eevdf,
+            ..Self::new(now_ns)
+        }
+    }
+
+    /// The tree's order: vruntime (CFS) or virtual deadline (EEVDF).
+    fn key(&self, e: &Entity) -> u64 {
+        if self.eevdf {
+            e.deadline
+        } else {
+            e.vruntime
+        }
+    }
+
+    fn tree_insert(&mut self, id: TaskId, e: &Entity) -> bool {
+        if self.eevdf {
+            self.by_vruntime.insert((e.vruntime, id));
+            self.avg_add(e);
+        }
+        self.queued.insert((self.key(e), id))
+    }
+
+    fn tree_remove(&mut self, id: TaskId, e: &Entity) -> bool {
+        let removed = self.queued.remove(&(self.key(e), id));
+        if removed && self.eevdf {
+            self.by_vruntime.remove(&(e.vruntime, id));
+            self.avg_sub(e);
+        }
+        removed
     }
 
     /// Queued tasks (not curr), leftmost first.
@@ -103,7 +181,7 @@ impl CfsRq {
     }
 
     pub fn is_queued(&self, id: TaskId, e: &Entity) -> bool {
-        self.queued.contains(&(e.vruntime, id))
+        self.queued.contains(&(self.key(e), id))
     }
 
     /// Brings the PELT signals of the queue up to `now`.
@@ -118,48 +196,86 @@ impl CfsRq {
     }
 
     /// Charges the running task for the time since it was last accounted
-    /// and advances min_vruntime.
-    pub fn update_curr(&mut self, ents: &mut [Entity], now_ns: u64) {
+    /// and advances min_vruntime (update_curr); under EEVDF also renews an
+    /// expired deadline and notes the reschedule that asks for.
+    pub fn update_curr(&mut self, ents: &mut [Entity], now_ns: u64, policy: &KernelPolicy) {
+        let mut renewed = false;
         if let Some(c) = self.curr {
             let e = &mut ents[c];
             let delta = now_ns.saturating_sub(e.exec_start_ns);
             e.exec_start_ns = now_ns;
             e.sum_exec_ns += delta;
             e.vruntime += calc_delta_fair(delta, e.weight);
+            if self.eevdf && delta > 0 {
+                renewed = Self::update_deadline(e, policy);
+            }
         }
         self.update_min_vruntime(ents);
+        if self.eevdf && self.nr_running > 1 && self.curr.is_some() {
+            let c = self.curr.expect("checked");
+            if renewed || self.did_preempt_short(c, ents, policy) {
+                self.resched = true;
+                self.clear_buddies(c);
+            }
+        }
     }
 
     fn update_min_vruntime(&mut self, ents: &[Entity]) {
         let curr_v = self.curr.map(|c| ents[c].vruntime);
-        let left_v = self.queued.first().map(|&(v, _)| v);
+        let tree = if self.eevdf {
+            &self.by_vruntime
+        } else {
+            &self.queued
+        };
+        let left_v = tree.first().map(|&(v, _)| v);
         let candidate = match (curr_v, left_v) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
             (None, Some(b)) => b,
             (None, None) => return,
         };
+        if self.eevdf && candidate > self.min_vruntime {
+            // The keys are relative to min_vruntime (avg_vruntime_update).
+            let d = (candidate - self.min_vruntime) as i128;
+            self.avg_vruntime -= self.avg_load as i128 * d;
+        }
         self.min_vruntime = self.min_vruntime.max(candidate);
     }
 
     /// Puts a runnable task in the tree (not as curr).
     pub fn enqueue(&mut self, id: TaskId, ents: &[Entity]) {
         let e = &ents[id];
-        let inserted = self.queued.insert((e.vruntime, id));
+        let inserted = self.tree_insert(id, e);
         debug_assert!(inserted, "task {id} enqueued twice");
         self.load_weight += e.weight;
         self.nr_running += 1;
-        self.update_min_vruntime(ents);
+        if !self.eevdf {
+            self.update_min_vruntime(ents);
+        }
     }
 
-    /// Takes a queued task out of the tree (it blocks, migrates, or is picked).
-    pub fn dequeue(&mut self, id: TaskId, ents: &[Entity]) {
+    /// Takes a queued task out of the tree to move it to another queue
+    /// (not a sleep); EEVDF keeps its lag and, under PLACE_REL_DEADLINE, its
+    /// relative deadline (dequeue_entity).
+    pub fn dequeue(&mut self, id: TaskId, ents: &mut [Entity], policy: &KernelPolicy) {
+        if self.eevdf {
+            let v = self.avg_vruntime(ents);
+            let tick = policy.tunables.tick_ns();
+            let e = &mut ents[id];
+            e.vlag = Self::entity_lag(v, e, tick);
+            if policy.features.has(Feature::PlaceRelDeadline) {
+                e.rel_deadline = Some(e.deadline.wrapping_sub(e.vruntime));
+            }
+        }
         let e = &ents[id];
-        let removed = self.queued.remove(&(e.vruntime, id));
+        let removed = self.tree_remove(id, e);
         debug_assert!(removed, "task {id} was not queued");
         self.load_weight -= e.weight;
         self.nr_running -= 1;
         self.clear_buddies(id);
+        if self.eevdf {
+            self.update_min_vruntime(ents);
+        }
     }
 
     /// The running task stops running and leaves the queue (blocks or exits).
@@ -169,22 +285,33 @@ impl CfsRq {
         self.load_weight -= ents[id].weight;
         self.nr_running -= 1;
         self.clear_buddies(id);
+        if self.eevdf {
+            self.protect = None;
+            self.resched = false;
+            self.update_min_vruntime(ents);
+        }
     }
 
     /// The running task goes back into the tree (preempted).
     pub fn put_prev(&mut self, id: TaskId, ents: &[Entity]) {
         debug_assert_eq!(self.curr, Some(id));
         self.curr = None;
-        self.queued.insert((ents[id].vruntime, id));
+        self.resched = false;
+        self.tree_insert(id, &ents[id]);
     }
 
     /// Makes a queued task the running one.
     pub fn set_curr(&mut self, id: TaskId, ents: &mut [Entity], now_ns: u64) {
+        self.tree_remove(id, &ents[id]);
         let e = &mut ents[id];
-        self.queued.remove(&(e.vruntime, id));
         e.exec_start_ns = now_ns;
         e.prev_sum_exec_ns = e.sum_exec_ns;
         self.curr = Some(id);
+        self.resched = false;
+        if self.eevdf {
+            // set_next_entity's stash of the deadline at the pick.
+            self.protect = Some((id, e.deadline));
+        }
         // A picked buddy has had its turn.
         if self.next == Some(id) {
             self.next = None;
@@ -254,6 +381,18 @@ impl CfsRq {
         e.vruntime = e.vruntime.max(v);
     }
 
+    /// Places a task arriving by wakeup, migration (`initial` false) or fork
+    /// (`initial` true) as the era's picker does: CFS's sleeper credit or
+    /// START_DEBIT, or EEVDF's lag and deadline.
+    pub fn place(&self, id: TaskId, ents: &mut [Entity], initial: bool, policy: &KernelPolicy) {
+        if self.eevdf {
+            self.place_eevdf(id, ents, initial, policy);
+        } else {
+            let (era, f, t) = (policy.era, &policy.features, &policy.tunables);
+            self.place_entity(&mut ents[id], initial, era, f, t);
+        }
+    }
+
     /// 1: `se` is far enough ahead of `curr`... as the kernel's
     /// wakeup_preempt_entity: -1 if `se` is not behind `curr` in vruntime,
     /// 1 if it is behind by more than the wakeup granularity, else 0.
@@ -271,11 +410,11 @@ impl CfsRq {
     }
 
     /// The next task to run, as the era picks it.
-    pub fn pick(&mut self, ents: &[Entity], era: Era, t: &Tunables, now_ns: u64) -> Option<TaskId> {
-        if era.rules().pair_slice_pick {
-            self.pick_next_pair(ents, t, now_ns)
+    pub fn pick(&mut self, ents: &[Entity], policy: &KernelPolicy, now_ns: u64) -> Option<TaskId> {
+        if policy.era.rules().pair_slice_pick {
+            self.pick_next_pair(ents, &policy.tunables, now_ns)
         } else {
-            self.pick_next(ents, t)
+            self.pick_next(ents, policy)
         }
     }
 
@@ -295,7 +434,11 @@ impl CfsRq {
 
     /// The next task to run: the leftmost, unless a buddy (next before last)
     /// is within the wakeup granularity of it.
-    pub fn pick_next(&self, ents: &[Entity], t: &Tunables) -> Option<TaskId> {
+    pub fn pick_next(&self, ents: &[Entity], policy: &KernelPolicy) -> Option<TaskId> {
+        if self.eevdf {
+            return self.pick_next_entity(ents, &policy.features);
+        }
+        let t = &policy.tunables;
         let left = self.leftmost()?;
         for buddy in [self.next, self.last].into_iter().flatten() {
             if buddy != left
@@ -320,6 +463,9 @@ impl CfsRq {
         ents: &[Entity],
         policy: &KernelPolicy,
     ) -> bool {
+        if self.eevdf {
+            return self.check_preempt_eevdf(curr, task, ents, policy);
+        }
         let (f, t) = (&policy.features, &policy.tunables);
         let buddies = policy.era.rules().wakeup_buddies;
         // 4.15+: buddies only once the queue holds nr_latency tasks.
@@ -352,6 +498,11 @@ impl CfsRq {
 
     /// Whether the running task has used up its slice (check_preempt_tick).
     pub fn tick_preempts(&self, ents: &[Entity], era: Era, t: &Tunables) -> bool {
+        if self.eevdf {
+            // entity_tick -> update_curr: an expired deadline (checked when
+            // the tick brought the queue up to date) is the only reason.
+            return self.resched;
+        }
         let Some(c) = self.curr else { return false };
         let e = &ents[c];
         let ideal = self.slice(e.weight, true, t);
@@ -398,7 +549,10 @@ mod tests {
         // 10 tasks exceed nr_latency: the period stretches to 10 x 3 ms.
         assert_eq!(CfsRq::period(10, &t), 30_000_000);
         rq.set_curr(0, &mut e, 0);
-        rq.update_curr(&mut e, 4_000_000);
+        let p = crate::policy::PolicySpec::era(Era::V6_5)
+            .resolve(8)
+            .unwrap();
+        rq.update_curr(&mut e, 4_000_000, &p);
         assert_eq!(e[0].vruntime, VRUNTIME_ORIGIN + 4_000_000);
     }
 
@@ -438,7 +592,10 @@ mod tests {
 
     #[test]
     fn buddies_win_within_the_granularity() {
-        let t = Tunables::defaults(Era::V6_5, 8); // wakeup gran 4 ms
+        let p = crate::policy::PolicySpec::era(Era::V6_5)
+            .resolve(8)
+            .unwrap();
+        let t = p.tunables; // wakeup gran 4 ms
         let mut e = ents(&[1024, 1024, 1024]);
         e[0].vruntime = VRUNTIME_ORIGIN;
         e[1].vruntime = VRUNTIME_ORIGIN + 3_000_000;
@@ -447,11 +604,11 @@ mod tests {
         for i in 0..3 {
             rq.enqueue(i, &e);
         }
-        assert_eq!(rq.pick_next(&e, &t), Some(0));
+        assert_eq!(rq.pick_next(&e, &p), Some(0));
         rq.next = Some(2);
-        assert_eq!(rq.pick_next(&e, &t), Some(0), "5 ms behind: too far");
+        assert_eq!(rq.pick_next(&e, &p), Some(0), "5 ms behind: too far");
         rq.next = Some(1);
-        assert_eq!(rq.pick_next(&e, &t), Some(1), "3 ms behind: within 4 ms");
+        assert_eq!(rq.pick_next(&e, &p), Some(1), "3 ms behind: within 4 ms");
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[2], &e[0], &t), 1);
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[0], &e[2], &t), -1);
     }
@@ -487,7 +644,10 @@ mod tests {
         // The new pair: the buddy runs again until its slice is used.
         assert_eq!(rq.pick_next_pair(&e, &t, 6_666_667 + 1_000_000), Some(1));
         // Later eras would not pick a buddy 50 ms behind.
-        assert_eq!(rq.pick_next(&e, &t), Some(0));
+        let v28 = crate::policy::PolicySpec::era(Era::V2_6_28)
+            .resolve(1)
+            .unwrap();
+        assert_eq!(rq.pick_next(&e, &v28), Some(0));
     }
 
     /// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a wakee that

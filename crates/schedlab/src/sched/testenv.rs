@@ -48,7 +48,9 @@ impl TestEnv {
         TestEnv {
             now,
             state: SchedState::new(&topo, &domains, &policy, now),
-            rqs: (0..n).map(|_| CfsRq::new(now)).collect(),
+            rqs: (0..n)
+                .map(|_| CfsRq::with_picker(now, policy.era.rules().picker))
+                .collect(),
             cpu_loads: vec![CpuLoad::default(); n],
             avg_idle_ns: vec![policy.tunables.migration_cost_ns * 2; n],
             idle: vec![true; n],
@@ -196,7 +198,7 @@ impl SchedEnv for TestEnv {
         self.counted.push(counter);
     }
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
-        self.rqs[from].dequeue(task, &self.ents);
+        self.rqs[from].dequeue(task, &mut self.ents, &self.policy);
         self.rqs[to].enqueue(task, &self.ents);
         self.task_cpu[task] = to;
         self.idle[to] = false;
