@@ -281,6 +281,11 @@ pub struct EraRules {
     /// from its first idle CPU on an idle core, else from its first idle
     /// thread of a busy core, else from its first CPU.
     pub balance_from_idle_core: bool,
+    /// find_busiest_group (v6.6+): a core running several tasks is a
+    /// group_smt_balance group for an idle CPU (one task moves), and
+    /// prefer-sibling evens running tasks per core (sibling_imbalance, 0
+    /// for a busy CPU) instead of counting them.
+    pub smt_balance: bool,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -319,6 +324,7 @@ const V2_6_27: EraRules = EraRules {
     pair_slice_pick: true,
     picker: Picker::Cfs,
     balance_from_idle_core: false,
+    smt_balance: false,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -360,6 +366,7 @@ const V4_15: EraRules = EraRules {
     pair_slice_pick: false,
     picker: Picker::Cfs,
     balance_from_idle_core: false,
+    smt_balance: false,
 };
 
 const V6_5: EraRules = EraRules {
@@ -390,6 +397,7 @@ const V6_12: EraRules = EraRules {
     cache_hot_buddy: CacheHotBuddy::NextToBusy,
     picker: Picker::Eevdf,
     balance_from_idle_core: true,
+    smt_balance: true,
     ..V6_5
 };
 

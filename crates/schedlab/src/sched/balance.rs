@@ -386,24 +386,37 @@ fn find_busiest_group_classified(
 ) -> Option<Imbalance> {
     let d = env.domains().of(this).nth(level).expect("level exists");
     let pct = d.params.imbalance_pct as u64;
-    let mut local = None;
-    let mut busiest: Option<(usize, crate::sched::groups::GroupStats)> = None;
+    // A group's flags are its child domain's: SMT below makes each group a core.
+    let child = level
+        .checked_sub(1)
+        .and_then(|c| env.domains().of(this).nth(c));
+    let groups_are_cores = child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity));
+    let smt_balance = env.policy().era.rules().smt_balance && idle != IdleType::Busy;
+    let (mut local, mut local_gi) = (None, 0);
+    let mut busiest: Option<(usize, GroupStats)> = None;
     let (mut total_load, mut total_cap) = (0u64, 0u64);
     for (gi, g) in d.groups.iter().enumerate() {
-        let s = group_stats(env, d, g, None);
+        let mut s = group_stats(env, d, g, None);
         total_load += s.load;
         total_cap += s.capacity;
         if g.contains(this) {
-            local = Some(s);
+            (local, local_gi) = (Some(s), gi);
             continue;
         }
+        // smt_balance (v6.12): a core sharing its capacity among tasks.
+        if smt_balance && groups_are_cores && s.nr_running > 1 && s.kind != GroupType::Overloaded {
+            s.kind = GroupType::SmtBalance;
+        }
+        let has_spare_order = |s: &GroupStats| (std::cmp::Reverse(s.idle_cpus), s.nr_running);
         let better = match &busiest {
             None => s.nr_running > 0,
             Some((_, b)) if s.kind != b.kind => s.kind > b.kind,
             Some((_, b)) => match s.kind {
-                GroupType::HasSpare => {
-                    (std::cmp::Reverse(s.idle_cpus), s.nr_running)
-                        > (std::cmp::Reverse(b.idle_cpus), b.nr_running)
+                GroupType::HasSpare => has_spare_order(&s) > has_spare_order(b),
+                // update_sd_pick_busiest (v6.12): with idle CPUs on either
+                // side, compared as groups with spare capacity.
+                GroupType::SmtBalance if s.idle_cpus != 0 || b.idle_cpus != 0 => {
+                    has_spare_order(&s) > has_spare_order(b)
                 }
                 _ => s.avg_load > b.avg_load,
             },
@@ -427,12 +440,15 @@ fn find_busiest_group_classified(
     }
     // The busiest group's own flags are its child domain's: with
     // SD_PREFER_SIBLING, excess tasks go to a sibling group with room.
-    let prefer_sibling = level
-        .checked_sub(1)
-        .and_then(|c| env.domains().of(this).nth(c))
-        .is_some_and(|c| c.has(SdFlag::PreferSibling));
-    let forced =
-        prefer_sibling && local.kind == GroupType::HasSpare && b.nr_running > local.nr_running + 1;
+    let prefer_sibling = child.is_some_and(|c| c.has(SdFlag::PreferSibling));
+    let spread = |local: &GroupStats, b: &GroupStats| {
+        if env.policy().era.rules().smt_balance {
+            sibling_imbalance(env, idle, &d.groups[local_gi], local, &d.groups[group], b)
+        } else {
+            b.nr_running.saturating_sub(local.nr_running)
+        }
+    };
+    let forced = prefer_sibling && local.kind == GroupType::HasSpare && spread(&local, &b) > 1;
     if !forced
         && b.kind != GroupType::Overloaded
         && (idle == IdleType::Busy
@@ -441,8 +457,17 @@ fn find_busiest_group_classified(
     {
         return None;
     }
+    if b.kind == GroupType::SmtBalance {
+        // calculate_imbalance (v6.12): fewer tasks sharing a core's capacity.
+        return Some(Imbalance {
+            group,
+            amount: 1,
+            kind: Migrate::Task,
+        });
+    }
+    let spread = (prefer_sibling || b.weight == 1).then(|| spread(&local, &b));
     let (kind, amount) =
-        calculate_imbalance_classified(env, this, d, &local, &b, domain_avg, prefer_sibling, idle)?;
+        calculate_imbalance_classified(env, this, d, &local, &b, domain_avg, spread, idle)?;
     (amount > 0).then_some(Imbalance {
         group,
         amount,
@@ -450,8 +475,43 @@ fn find_busiest_group_classified(
     })
 }
 
+/// sibling_imbalance (v6.12): the running tasks to move so both groups run
+/// as many per core, rounded; 2 to fill an empty group from one running
+/// several; 0 for a busy CPU.
+fn sibling_imbalance(
+    env: &impl SchedEnv,
+    idle: IdleType,
+    local_cpus: &CpuSet,
+    local: &GroupStats,
+    busiest_cpus: &CpuSet,
+    b: &GroupStats,
+) -> usize {
+    if idle == IdleType::Busy || b.nr_running == 0 {
+        return 0;
+    }
+    let cores = |g: &CpuSet| {
+        let mut seen: Vec<usize> = g.iter().map(|c| env.topology().cpus[c].core).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len()
+    };
+    let (nb, nl) = (cores(busiest_cpus), cores(local_cpus));
+    if nb == nl {
+        return b.nr_running.saturating_sub(local.nr_running);
+    }
+    let diff = (nl * b.nr_running).saturating_sub(nb * local.nr_running);
+    let imbalance = (2 * diff + nl + nb) / (nl + nb);
+    if imbalance <= 1 && local.nr_running == 0 && b.nr_running > 1 {
+        2
+    } else {
+        imbalance
+    }
+}
+
 /// calculate_imbalance (v6.5) for a local group of spare capacity or fully
-/// busy: what to migrate and how much (0 means balanced).
+/// busy: what to migrate and how much (0 means balanced). `spread` is the
+/// running-task difference to even when the busiest group is one CPU or
+/// prefers siblings.
 #[allow(clippy::too_many_arguments)]
 fn calculate_imbalance_classified(
     env: &impl SchedEnv,
@@ -460,7 +520,7 @@ fn calculate_imbalance_classified(
     local: &GroupStats,
     b: &GroupStats,
     domain_avg: u64,
-    prefer_sibling: bool,
+    spread: Option<usize>,
     idle: IdleType,
 ) -> Option<(Migrate, u64)> {
     if local.kind == GroupType::HasSpare {
@@ -473,11 +533,7 @@ fn calculate_imbalance_classified(
             }
             return Some((Migrate::Util, amount));
         }
-        let mut amount = if b.weight == 1 || prefer_sibling {
-            b.nr_running.saturating_sub(local.nr_running)
-        } else {
-            local.idle_cpus.saturating_sub(b.idle_cpus)
-        };
+        let mut amount = spread.unwrap_or(local.idle_cpus.saturating_sub(b.idle_cpus));
         if d.has(SdFlag::Numa) {
             let imb_numa_nr = imb_numa_nr(env, this, d);
             amount = adjust_numa_imbalance(amount, local.nr_running + 1, imb_numa_nr);
@@ -675,6 +731,49 @@ mod tests {
         let mc = level_index(&env, 1, "MC");
         let imb = find_busiest_group_classified(&env, 1, mc, IdleType::Idle).expect("forced");
         assert_eq!((imb.kind, imb.amount), (Migrate::Task, 1));
+    }
+
+    /// find_busiest_group (v6.12 against v6.5) for a busy CPU 1 (one task)
+    /// beside core {0, 8} running three light tasks (util 200 each: spare
+    /// capacity, 204,800 > 600 x 117). 6.5's prefer-sibling force counts
+    /// 3 > 1 + 1 and moves (3 - 1) >> 1 = 1 task; 6.12's sibling_imbalance
+    /// is 0 for a busy CPU, and a group that is not overloaded is left to
+    /// idle CPUs.
+    #[test]
+    fn find_busiest_group_6_12_leaves_spreading_to_idle_cpus() {
+        let run = |era: Era| {
+            let mut env = TestEnv::era("desktop-8c", era);
+            for cpu in [0, 0, 8] {
+                TestEnv::task(&mut env, cpu, 200, 200);
+            }
+            TestEnv::task(&mut env, 1, 200, 200);
+            let mc = level_index(&env, 1, "MC");
+            find_busiest_group_classified(&env, 1, mc, IdleType::Busy)
+                .map(|imb| (imb.kind, imb.amount))
+        };
+        assert_eq!(run(Era::V6_5), Some((Migrate::Task, 1)));
+        assert_eq!(run(Era::V6_12), None);
+    }
+
+    /// sibling_imbalance (v6.12) between groups of different core counts:
+    /// busiest on 2 cores (CPUs 0 and 2), local on 1 (CPU 1). Running 2
+    /// against 0: (1 x 2 - 2 x 0) = 2, normalised (2 x 2 + 1 + 2) / 3 = 2.
+    /// Running 1 against 0: (2 + 3) / 3 = 1. A busy CPU gets 0.
+    #[test]
+    fn sibling_imbalance_6_12_evens_tasks_per_core() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_12);
+        env.hogs(&[0, 2], 1);
+        let mc = level_index(&env, 1, "MC");
+        let d = env.domains.of(1).nth(mc).unwrap();
+        let (busiest_cpus, local_cpus) = (CpuSet::from_iter([0, 2]), CpuSet::single(1));
+        let stats = |cpus: &CpuSet| group_stats(&env, d, cpus, None);
+        let (b, l) = (stats(&busiest_cpus), stats(&local_cpus));
+        let imb =
+            |idle, b: &GroupStats| sibling_imbalance(&env, idle, &local_cpus, &l, &busiest_cpus, b);
+        assert_eq!(imb(IdleType::Idle, &b), 2);
+        assert_eq!(imb(IdleType::Busy, &b), 0);
+        let one = GroupStats { nr_running: 1, ..b };
+        assert_eq!(imb(IdleType::Idle, &one), 1);
     }
 
     /// calculate_imbalance (v6.5) across the two nodes of the 40-CPU box:

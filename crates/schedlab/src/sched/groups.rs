@@ -11,6 +11,9 @@ use crate::sched::SchedEnv;
 pub(crate) enum GroupType {
     HasSpare,
     FullyBusy,
+    /// v6.6+, balancer only: a core running more than one task, seen from
+    /// an idle CPU (group_smt_balance).
+    SmtBalance,
     Overloaded,
 }
 
