@@ -460,7 +460,8 @@ mod tests {
         // Read in v6.12 against v6.5: sd_init, select_task_rq_fair,
         // select_idle_sibling (no clusters) and the new-idle gate are the
         // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
-        // is the next one only, should_we_balance prefers an idle core.
+        // is the next one only, should_we_balance prefers an idle core, and
+        // find_busiest_group has group_smt_balance and sibling_imbalance.
         let v612 = Era::V6_12.rules().clone();
         assert_eq!(
             &EraRules {
@@ -468,6 +469,7 @@ mod tests {
                 cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
                 picker: Picker::Cfs,
                 balance_from_idle_core: false,
+                smt_balance: false,
                 ..v612
             },
             Era::V6_5.rules()
