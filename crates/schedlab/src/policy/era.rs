@@ -180,6 +180,23 @@ pub enum CacheHotBuddy {
     NextToBusy,
 }
 
+/// When a failing load_balance kicks the busiest CPU's stopper to push its
+/// running task (once nr_balance_failed > cache_nice_tries + 2), and what
+/// the failure count becomes after a push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActiveBalance {
+    /// v2.6.28 load_balance: periodic balancing only; then
+    /// cache_nice_tries + 1.
+    PeriodicOnly,
+    /// v4.15 need_active_balance: new-idle balancing too (its failures are
+    /// not counted, the periodic ones are); then cache_nice_tries + 1.
+    AnyIdleType,
+    /// v6.5 imbalanced_active_balance: only when tasks are being migrated
+    /// by count (migrate_task), new-idle too; a push resets the count to 0
+    /// (active_load_balance_cpu_stop).
+    TaskMigrationOnly,
+}
+
 /// The buddies set when a woken task is checked against the running one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeupBuddies {
@@ -281,6 +298,7 @@ pub struct EraRules {
     /// from its first idle CPU on an idle core, else from its first idle
     /// thread of a busy core, else from its first CPU.
     pub balance_from_idle_core: bool,
+    pub active_balance: ActiveBalance,
     /// find_busiest_group (v6.6+): a core running several tasks is a
     /// group_smt_balance group for an idle CPU (one task moves), and
     /// prefer-sibling evens running tasks per core (sibling_imbalance, 0
@@ -325,6 +343,7 @@ const V2_6_27: EraRules = EraRules {
     picker: Picker::Cfs,
     balance_from_idle_core: false,
     smt_balance: false,
+    active_balance: ActiveBalance::PeriodicOnly,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -367,6 +386,7 @@ const V4_15: EraRules = EraRules {
     picker: Picker::Cfs,
     balance_from_idle_core: false,
     smt_balance: false,
+    active_balance: ActiveBalance::AnyIdleType,
 };
 
 const V6_5: EraRules = EraRules {
@@ -378,6 +398,7 @@ const V6_5: EraRules = EraRules {
     idle_sibling: IdleSibling::V6_5,
     group_compare: GroupCompare::Classified,
     balance_load: BalanceLoad::Pelt,
+    active_balance: ActiveBalance::TaskMigrationOnly,
     load_indexes: false,
     sd_busy_factor: 16,
     sd_imbalance_pct: 117,

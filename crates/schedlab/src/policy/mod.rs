@@ -12,8 +12,8 @@ mod flags;
 mod tunables;
 
 pub use era::{
-    BalanceLoad, CacheHotBuddy, Era, EraRules, Generation, GroupCompare, IdleSibling, NewidleGate,
-    Picker, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, Era, EraRules, Generation, GroupCompare,
+    IdleSibling, NewidleGate, Picker, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

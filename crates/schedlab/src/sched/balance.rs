@@ -11,7 +11,9 @@ pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
-use crate::policy::{BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag};
+use crate::policy::{
+    ActiveBalance, BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag,
+};
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::{adjust_numa_imbalance, imb_numa_nr};
@@ -334,23 +336,41 @@ fn load_balance(
     work.locked = Some(env.topology().distance(this, busiest));
     let failed = env.state().lb[this][level].nr_balance_failed;
     let hot_ok = (smt && env.policy().era.rules().smt_never_hot) || failed > cache_nice_tries;
+    let kind = imb.kind;
     let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
     if moved > 0 {
         env.state_mut().lb[this][level].nr_balance_failed = 0;
         env.count(lb(name, idle, LbOutcome::Pulled));
         return moved;
     }
+    // Only periodic failures count: new-idle balancing is too frequent.
     if idle != IdleType::NewIdle {
         env.state_mut().lb[this][level].nr_balance_failed += 1;
-        if env.state().lb[this][level].nr_balance_failed > cache_nice_tries + 2
-            && env.active_balance(busiest, this)
-        {
-            env.count(Counter::ActiveBalance { level: name });
-            env.state_mut().lb[this][level].nr_balance_failed = cache_nice_tries + 1;
-            return 1;
-        }
+    }
+    let rule = env.policy().era.rules().active_balance;
+    if may_push(rule, idle, kind)
+        && env.state().lb[this][level].nr_balance_failed > cache_nice_tries + 2
+        && env.active_balance(busiest, this)
+    {
+        env.count(Counter::ActiveBalance { level: name });
+        env.state_mut().lb[this][level].nr_balance_failed = match rule {
+            ActiveBalance::TaskMigrationOnly => 0,
+            _ => cache_nice_tries + 1,
+        };
+        return 1;
     }
     0
+}
+
+/// Whether a failed balance may kick the busiest CPU's stopper (once the
+/// failures exceed cache_nice_tries + 2), by era: load_balance (v2.6.28),
+/// need_active_balance (v4.15), imbalanced_active_balance (v6.5).
+fn may_push(rule: ActiveBalance, idle: IdleType, kind: Migrate) -> bool {
+    match rule {
+        ActiveBalance::PeriodicOnly => idle != IdleType::NewIdle,
+        ActiveBalance::AnyIdleType => true,
+        ActiveBalance::TaskMigrationOnly => kind == Migrate::Task,
+    }
 }
 
 fn lb(level: Level, idle: IdleType, outcome: LbOutcome) -> Counter {
@@ -774,6 +794,45 @@ mod tests {
         assert_eq!(imb(IdleType::Busy, &b), 0);
         let one = GroupStats { nr_running: 1, ..b };
         assert_eq!(imb(IdleType::Idle, &one), 1);
+    }
+
+    /// Active balance after failures: CPU 1 new-idle balances MC beside
+    /// CPU 0's two hogs, the queued one pinned to CPU 0, with MC's periodic
+    /// failures already past cache_nice_tries + 2. 2.6.28's new-idle
+    /// balance never kicks the stopper; 4.15's need_active_balance does;
+    /// 6.5 does for its task-count imbalance (prefer-sibling on the idle
+    /// core) and resets the failures; it would not for a load imbalance.
+    #[test]
+    fn newidle_active_balance_by_era() {
+        let run = |era: Era| {
+            let mut env = TestEnv::era("desktop-8c", era);
+            env.hogs(&[0], 2);
+            let queued = env.rqs[0].queued().next().unwrap();
+            env.affinity[queued] = CpuSet::single(0);
+            let mc = env.domains.of(1).position(|d| d.level == "MC").unwrap();
+            let tries = env.domains.of(1).nth(mc).unwrap().params.cache_nice_tries;
+            env.state.lb[1][mc].nr_balance_failed = tries + 3;
+            let pulled = load_balance(&mut env, 1, mc, IdleType::NewIdle, &mut LbWork::default());
+            (
+                pulled,
+                env.pushed.clone(),
+                env.state.lb[1][mc].nr_balance_failed - tries,
+            )
+        };
+        assert_eq!(run(Era::V2_6_28), (0, vec![], 3));
+        assert_eq!(run(Era::V4_15), (1, vec![(0, 1)], 1));
+        assert_eq!(run(Era::V6_5).0..2, 1..2);
+        assert_eq!(run(Era::V6_5).1, vec![(0, 1)]);
+        assert!(!may_push(
+            ActiveBalance::TaskMigrationOnly,
+            IdleType::Idle,
+            Migrate::Load
+        ));
+        assert!(may_push(
+            ActiveBalance::AnyIdleType,
+            IdleType::NewIdle,
+            Migrate::Load
+        ));
     }
 
     /// calculate_imbalance (v6.5) across the two nodes of the 40-CPU box:

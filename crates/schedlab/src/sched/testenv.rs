@@ -31,6 +31,8 @@ pub(crate) struct TestEnv {
     pub state: SchedState,
     pub counted: Vec<Counter>,
     pub migrated: Vec<(usize, usize, usize, Reason)>,
+    /// Active balances asked for: (busiest, destination).
+    pub pushed: Vec<(usize, usize)>,
     /// ns per CPU scanned (the machine preset's).
     pub scan_ns_per_cpu: u64,
 }
@@ -67,6 +69,7 @@ impl TestEnv {
             tasks: Vec::new(),
             counted: Vec::new(),
             migrated: Vec::new(),
+            pushed: Vec::new(),
             scan_ns_per_cpu: spec.costs.scan_ns_per_cpu,
             policy,
             domains,
@@ -204,7 +207,9 @@ impl SchedEnv for TestEnv {
         self.idle[to] = false;
         self.migrated.push((task, from, to, why));
     }
-    fn active_balance(&mut self, _from: usize, _to: usize) -> bool {
-        false
+    /// The stopper always succeeds here; the push is recorded, not done.
+    fn active_balance(&mut self, from: usize, to: usize) -> bool {
+        self.pushed.push((from, to));
+        true
     }
 }
