@@ -314,6 +314,7 @@ fn load_balance(
         d.params.cache_nice_tries,
     );
     let smt = d.has(SdFlag::ShareCpuCapacity);
+    update_idle_cpu_scan(env, this, level, idle);
     let Some(imb) = find_busiest_group(env, this, level, idle) else {
         env.count(lb(name, idle, LbOutcome::Balanced));
         let st = &mut env.state_mut().lb[this][level];
@@ -371,6 +372,29 @@ fn may_push(rule: ActiveBalance, idle: IdleType, kind: Migrate) -> bool {
         ActiveBalance::AnyIdleType => true,
         ActiveBalance::TaskMigrationOnly => kind == Migrate::Task,
     }
+}
+
+/// update_idle_cpu_scan (v6.5): a periodic balance of the LLC-sized
+/// domain rewrites its LLC's SIS_UTIL scan budget from the domain's
+/// utilisation (each CPU's capped at its capacity, as cpu_util_cfs is).
+fn update_idle_cpu_scan(env: &mut impl SchedEnv, this: usize, level: usize, idle: IdleType) {
+    if idle == IdleType::NewIdle || !env.policy().features.has(crate::policy::Feature::SisUtil) {
+        return;
+    }
+    let llc = env.topology().cpus[this].llc;
+    let llc_weight = env.topology().cpus.iter().filter(|c| c.llc == llc).count();
+    let d = env.domains().of(this).nth(level).expect("level exists");
+    if d.span.len() != llc_weight {
+        return;
+    }
+    let pct = d.params.imbalance_pct as u64;
+    let sum_util: u64 = d
+        .span
+        .iter()
+        .map(|c| env.rq(c).pelt.util_avg.min(SCHED_CAPACITY_SCALE))
+        .sum();
+    env.state_mut().llc_nr_idle_scan[llc] =
+        crate::sched::wakeup::nr_idle_scan(sum_util, llc_weight as u64, pct);
 }
 
 fn lb(level: Level, idle: IdleType, outcome: LbOutcome) -> Counter {
@@ -830,6 +854,23 @@ mod tests {
             IdleType::NewIdle,
             Migrate::Load
         ));
+    }
+
+    /// update_idle_cpu_scan (v6.5): only a periodic balance of the
+    /// LLC-sized domain (MC on the desktop) rewrites SIS_UTIL's budget.
+    /// Eight CPUs busy of 16: x = 8 x 1024 / 16 = 512, 512^2 x 117^2 /
+    /// (10000 x 1024) = 350, y = 1024 - 350 = 674, nr = 674 x 16 / 1024 = 10.
+    #[test]
+    fn sis_util_budget_is_written_by_periodic_llc_balancing() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&(0..8).collect::<Vec<_>>(), 1);
+        let (smt, mc) = (level_index(&env, 9, "SMT"), level_index(&env, 9, "MC"));
+        for (level, idle) in [(mc, IdleType::NewIdle), (smt, IdleType::Idle)] {
+            load_balance(&mut env, 9, level, idle, &mut LbWork::default());
+            assert_eq!(env.state.llc_nr_idle_scan[0], 16);
+        }
+        load_balance(&mut env, 9, mc, IdleType::Idle, &mut LbWork::default());
+        assert_eq!(env.state.llc_nr_idle_scan[0], 10);
     }
 
     /// calculate_imbalance (v6.5) across the two nodes of the 40-CPU box:

@@ -67,6 +67,12 @@ pub struct SchedState {
     pub llc_has_idle_cores: Vec<bool>,
     /// Per LLC: the moving average of select_idle_cpu's scan time (SIS_PROP).
     pub llc_avg_scan_cost_ns: Vec<u64>,
+    /// Per LLC: SIS_UTIL's scan budget (sd_llc_shared->nr_idle_scan),
+    /// written by periodic balancing at the LLC level. It starts at the
+    /// LLC's size, an idle LLC's value: the kernel's zeroed field would
+    /// skip every scan until that first balance, which a running system
+    /// did long ago.
+    pub llc_nr_idle_scan: Vec<u64>,
     /// The root domain's overload flag (rd->overload): set when a queue
     /// reaches two tasks, rewritten by balancing at the top level.
     pub overload: bool,
@@ -83,6 +89,9 @@ impl SchedState {
             lb: Vec::new(),
             llc_has_idle_cores: vec![false; nllc],
             llc_avg_scan_cost_ns: vec![0; nllc],
+            llc_nr_idle_scan: (0..nllc)
+                .map(|l| topo.cpus.iter().filter(|c| c.llc == l).count() as u64)
+                .collect(),
             overload: false,
             max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
         };

@@ -13,6 +13,7 @@ use crate::counters::{Counter, Reason};
 use crate::policy::SdFlag;
 use crate::sched::SchedEnv;
 pub(crate) use legacy::loads as legacy_loads;
+pub(crate) use modern::nr_idle_scan;
 pub(crate) use slow::{adjust_numa_imbalance, imb_numa_nr};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -402,7 +402,9 @@ pub(super) fn select_idle_sibling_6_5(
         nr = sis_prop_budget(env, this, llc.len() as u64);
     }
     if f.has(Feature::SisUtil) {
-        nr = sis_util_nr_scan(env, &llc, target) + 1;
+        // The budget periodic balancing of target's LLC last wrote.
+        let llc_of_target = env.topology().cpus[target].llc;
+        nr = env.state().llc_nr_idle_scan[llc_of_target] + 1;
         if nr == 1 {
             placed.step(Counter::Sis(Sis::UtilSkip));
             return None;
@@ -525,19 +527,15 @@ fn sis_prop_budget(env: &impl SchedEnv, this: usize, span: u64) -> u64 {
     }
 }
 
-/// SIS_UTIL: the scan budget shrinks with the LLC's utilisation x:
-/// y = 1024 - x^2 pct^2 / (10000 x 1024), nr = llc_weight x y / 1024;
-/// 0 from about 85% utilisation at imbalance_pct 117.
-fn sis_util_nr_scan(env: &impl SchedEnv, llc: &crate::cpuset::CpuSet, target: usize) -> u64 {
-    let weight = llc.len() as u64;
-    let util: u64 = llc
-        .iter()
-        .map(|c| env.rq(c).pelt.util_avg.min(SCHED_CAPACITY_SCALE))
-        .sum();
-    let x = util / weight;
-    let pct = llc_domain(env, target).map_or(117, |d| d.params.imbalance_pct as u64);
+/// SIS_UTIL's scan budget for an LLC of `llc_weight` CPUs whose
+/// utilisation (each CPU's capped at its capacity) sums to `sum_util`:
+/// y = 1024 - x^2 pct^2 / (10000 x 1024) with x = sum_util / llc_weight,
+/// nr = llc_weight x y / 1024; 0 from about 85% utilisation at
+/// imbalance_pct 117 (update_idle_cpu_scan, v6.5).
+pub(crate) fn nr_idle_scan(sum_util: u64, llc_weight: u64, pct: u64) -> u64 {
+    let x = sum_util / llc_weight.max(1);
     let tmp = (x * x * pct * pct / (10_000 * SCHED_CAPACITY_SCALE)).min(SCHED_CAPACITY_SCALE);
-    (SCHED_CAPACITY_SCALE - tmp) * weight / SCHED_CAPACITY_SCALE
+    (SCHED_CAPACITY_SCALE - tmp) * llc_weight / SCHED_CAPACITY_SCALE
 }
 
 #[cfg(test)]

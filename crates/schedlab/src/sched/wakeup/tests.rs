@@ -59,6 +59,11 @@ fn sis_util_stops_scanning_a_busy_llc() {
     let all_but: Vec<usize> = (0..16).filter(|&c| c != 7).collect();
     let mut env = TestEnv::era("desktop-8c", Era::V6_5);
     env.hogs(&all_but, 1);
+    // The budget is what the LLC's last periodic balance wrote: the whole
+    // LLC at first, then none at this utilisation.
+    assert_eq!(env.state.llc_nr_idle_scan[0], 16);
+    assert_eq!(super::nr_idle_scan(15 * 1024, 16, 117), 0);
+    env.state.llc_nr_idle_scan[0] = 0;
     let p = env.sleeper(5);
     let mut placed = Placement::new(5, Reason::Prev);
     assert_eq!(
