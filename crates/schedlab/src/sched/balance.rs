@@ -725,14 +725,7 @@ mod tests {
     //! states, each era by the kernel function it follows.
     use super::*;
     use crate::cpuset::CpuSet;
-    use crate::sched::testenv::TestEnv;
-
-    fn level_index(env: &TestEnv, cpu: usize, name: &str) -> usize {
-        env.domains
-            .of(cpu)
-            .position(|d| d.level == name)
-            .unwrap_or_else(|| panic!("no {name} level"))
-    }
+    use crate::sched::testenv::{level_index, TestEnv};
 
     /// update_sg_lb_stats / group_classify (v6.5 kernel/sched/fair.c): three
     /// hogs on CPU 0 of the desktop's core {0, 8}.

@@ -194,14 +194,7 @@ mod tests {
     //! find_busiest_group (v2.6.28 kernel/sched.c) on hand-built states.
     use super::*;
     use crate::policy::Era;
-    use crate::sched::testenv::TestEnv;
-
-    fn level_index(env: &TestEnv, cpu: usize, name: &str) -> usize {
-        env.domains
-            .of(cpu)
-            .position(|d| d.level == name)
-            .unwrap_or_else(|| panic!("no {name} level"))
-    }
+    use crate::sched::testenv::{level_index, TestEnv};
 
     /// The 2008 box's MC level (one CPU per group, power 1024 each), with
     /// histories equal to the current loads. CPU 0 runs 3 tasks, CPU 1 one.

@@ -243,14 +243,7 @@ mod tests {
     //! find_busiest_group (v4.15 kernel/sched/fair.c) on hand-built states.
     use super::*;
     use crate::policy::Era;
-    use crate::sched::testenv::TestEnv;
-
-    fn level_index(env: &TestEnv, cpu: usize, name: &str) -> usize {
-        env.domains
-            .of(cpu)
-            .position(|d| d.level == name)
-            .unwrap_or_else(|| panic!("no {name} level"))
-    }
+    use crate::sched::testenv::{level_index, TestEnv};
 
     /// Three hogs (load 1024, util 1024 each) on CPU 0 of the desktop's core
     /// {0, 8}; CPU 8 balances its SMT level as an idle CPU. Thread capacity

@@ -213,3 +213,11 @@ impl SchedEnv for TestEnv {
         true
     }
 }
+
+/// The index of `cpu`'s domain level called `name` (tests name levels).
+pub(crate) fn level_index(env: &TestEnv, cpu: usize, name: &str) -> usize {
+    env.domains
+        .of(cpu)
+        .position(|d| d.level == name)
+        .unwrap_or_else(|| panic!("no {name} level"))
+}
