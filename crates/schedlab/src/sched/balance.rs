@@ -381,12 +381,21 @@ fn update_idle_cpu_scan(env: &mut impl SchedEnv, this: usize, level: usize, idle
     if idle == IdleType::NewIdle || !env.policy().features.has(crate::policy::Feature::SisUtil) {
         return;
     }
-    let llc = env.topology().cpus[this].llc;
-    let llc_weight = env.topology().cpus.iter().filter(|c| c.llc == llc).count();
+    // sd_llc_size: the span of this CPU's highest cache-sharing domain.
+    let Some(llc_weight) = env
+        .domains()
+        .of(this)
+        .rev()
+        .find(|d| d.has(SdFlag::SharePkgResources))
+        .map(|d| d.span.len())
+    else {
+        return;
+    };
     let d = env.domains().of(this).nth(level).expect("level exists");
     if d.span.len() != llc_weight {
         return;
     }
+    let llc = env.topology().cpus[this].llc;
     let pct = d.params.imbalance_pct as u64;
     let sum_util: u64 = d
         .span
