@@ -208,6 +208,14 @@ pub struct Topology {
     pub cpus: Vec<CpuInfo>,
     pub distances: Vec<Vec<u32>>,
     pub costs: HwCosts,
+    /// Each CPU's SMT siblings and LLC, computed once: the wakeup scan asks
+    /// for them on every wakeup.
+    #[serde(skip)]
+    core_spans: Vec<CpuSet>,
+    #[serde(skip)]
+    llc_spans: Vec<CpuSet>,
+    #[serde(skip)]
+    smt_threads: usize,
 }
 
 impl Topology {
@@ -229,13 +237,25 @@ impl Topology {
                 .collect(),
         };
         validate_costs(&spec.costs)?;
-        Ok(Topology {
+        let mut topo = Topology {
             name: spec.name.clone(),
             description: spec.description.clone(),
             cpus,
             distances,
             costs: spec.costs.clone(),
-        })
+            core_spans: Vec::new(),
+            llc_spans: Vec::new(),
+            smt_threads: 1,
+        };
+        let n = topo.ncpus();
+        topo.core_spans = (0..n)
+            .map(|c| topo.span_where(|x| x.core == topo.cpus[c].core))
+            .collect();
+        topo.llc_spans = (0..n)
+            .map(|c| topo.span_where(|x| x.llc == topo.cpus[c].llc))
+            .collect();
+        topo.smt_threads = topo.core_spans.iter().map(|s| s.len()).max().unwrap_or(1);
+        Ok(topo)
     }
 
     pub fn ncpus(&self) -> usize {
@@ -261,14 +281,12 @@ impl Topology {
 
     /// The SMT siblings of `cpu`, itself included.
     pub fn core_span(&self, cpu: usize) -> CpuSet {
-        let core = self.cpus[cpu].core;
-        self.span_where(|c| c.core == core)
+        self.core_spans[cpu]
     }
 
     /// The CPUs sharing `cpu`'s last-level cache.
     pub fn llc_span(&self, cpu: usize) -> CpuSet {
-        let llc = self.cpus[cpu].llc;
-        self.span_where(|c| c.llc == llc)
+        self.llc_spans[cpu]
     }
 
     pub fn package_span(&self, cpu: usize) -> CpuSet {
@@ -296,10 +314,7 @@ impl Topology {
     }
 
     pub fn smt_threads(&self) -> usize {
-        (0..self.ncpus())
-            .map(|c| self.core_span(c).len())
-            .max()
-            .unwrap_or(1)
+        self.smt_threads
     }
 
     pub fn distance(&self, a: usize, b: usize) -> CpuDistance {

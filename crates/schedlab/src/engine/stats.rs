@@ -33,8 +33,9 @@ pub struct Counters {
     names: Vec<String>,
     values: Vec<u64>,
     index: BTreeMap<String, usize>,
-    /// Typed counters' indexes, interned on first use.
-    typed: std::collections::HashMap<Counter, usize>,
+    /// Typed counters' indexes, interned on first use (a fast hash: this
+    /// lookup runs on every wakeup).
+    typed: rustc_hash::FxHashMap<Counter, usize>,
 }
 
 impl Counters {
