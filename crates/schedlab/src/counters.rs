@@ -259,11 +259,15 @@ pub enum Counter {
     /// EEVDF DELAY_DEQUEUE: a wakeup of a task still queued (delayed), done
     /// where it is, with no CPU selection (ttwu_runnable).
     TtwuDelayed,
+    /// 4.15+: a busy tick kicked an idle CPU to balance for the tickless ones.
+    NohzKick,
+    /// 2.6.28: a tickless CPU took over idle balancing for the others.
+    NohzOwner,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 12] = [
+    pub const FIXED: [Counter; 14] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -276,6 +280,8 @@ impl Counter {
         Counter::NewIdleSkipped,
         Counter::NewIdlePulled,
         Counter::TtwuDelayed,
+        Counter::NohzKick,
+        Counter::NohzOwner,
     ];
 }
 
@@ -312,6 +318,8 @@ impl fmt::Display for Counter {
             Counter::ActiveBalance { level } => write!(f, "active_balance.{level}"),
             Counter::NewIdleSkipped => f.write_str("newidle.skipped"),
             Counter::NewIdlePulled => f.write_str("newidle.pulled"),
+            Counter::NohzKick => f.write_str("nohz.kicks"),
+            Counter::NohzOwner => f.write_str("nohz.owner_taken"),
         }
     }
 }

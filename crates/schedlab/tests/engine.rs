@@ -380,3 +380,36 @@ proptest! {
         prop_assert!(exec + 1_000 >= busy, "exec {} busy {}", exec, busy);
     }
 }
+
+/// NOHZ: idle CPUs stop their tick (tick_nohz_idle_enter) and are balanced
+/// on their behalf, so a pinned pair that sleeps between round trips costs
+/// about the same number of events on 128 CPUs as on 4, in every era.
+#[test]
+fn idle_cpus_stop_ticking_so_cost_follows_the_work_not_the_machine() {
+    let workload = r#"{"channels":[{"kind":"pipe"},{"kind":"pipe"}],
+        "tasks":[
+          {"name":"A","affinity":"0","program":[{"loop":{"count":200,"body":[
+              {"mark":"loop"},{"sleep":{"ns":1000000}},
+              {"write":{"chan":0,"bytes":1}},{"read":{"chan":1,"bytes":1}}]}}]},
+          {"name":"B","affinity":"1","program":[{"loop":{"count":200,"body":[
+              {"read":{"chan":0,"bytes":1}},{"write":{"chan":1,"bytes":1}}]}}]}]}"#;
+    let small = machine(1, 1, 2, 2, HwCosts::default());
+    let big = machine(2, 4, 8, 2, HwCosts::default());
+    for era in Era::ALL {
+        let few = run(&small, era, workload, 1, None);
+        let many = run(&big, era, workload, 1, None);
+        let ticks_if_all_ticked = 128 * many.end_ns
+            / PolicySpec::era(era)
+                .resolve(128)
+                .unwrap()
+                .tunables
+                .tick_ns();
+        assert!(
+            many.events < few.events + ticks_if_all_ticked / 4,
+            "{era}: {} events on 128 CPUs, {} on 4 ({} ticks if every CPU ticked)",
+            many.events,
+            few.events,
+            ticks_if_all_ticked
+        );
+    }
+}

@@ -54,10 +54,12 @@ fn retune_commit_pipe_test_is_faster_with_the_2_6_28_flags() {
     assert_eq!(counter(&old, "wake_affine.NODE.affine"), 0, "{why}");
     assert!(counter(&new, "migrations.wakeup.NODE") >= 1, "{why}");
     // ...and from then on the pair mostly wakes each other locally (an idle
-    // balance now and then splits it inside the node for a while); 2.6.27
-    // keeps paying a cross-node wakeup (IPI and idle exit) per message.
+    // balance now and then splits it inside the node for a while: until the
+    // split CPUs' cpu_load[], frozen while their tick is stopped, lets
+    // wake_affine pull again); 2.6.27 keeps paying a cross-node wakeup (IPI
+    // and idle exit) per message.
     assert!(
-        counter(&new, "ttwu.remote") * 10 < counter(&old, "ttwu.remote"),
+        counter(&new, "ttwu.remote") * 5 < counter(&old, "ttwu.remote"),
         "{why}"
     );
     assert!(counter(&old, "ttwu.remote") >= 2 * 19_000, "{why}");

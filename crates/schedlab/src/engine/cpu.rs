@@ -6,9 +6,10 @@ use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
-use crate::policy::Picker;
+use crate::policy::{NohzBalancer, Picker};
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
+use crate::sched::nohz::{self, TickAction};
 use crate::sched::update_avg_idle;
 
 /// What a CPU's time is being counted as.
@@ -92,6 +93,13 @@ pub(crate) struct Cpu {
     pub softirq_until: u64,
     /// An idle CPU's tick balancing time, counted as overhead, not idle.
     idle_softirq_ns: u64,
+    /// NOHZ: the tick is stopped (an idle CPU); a Tick event still queued
+    /// is dropped when it fires.
+    pub tick_stopped: bool,
+    /// A Tick event for this CPU is queued.
+    pub tick_armed: bool,
+    /// The tick that last updated cpu_load[] (tickless ticks are caught up).
+    pub load_tick_ns: u64,
     acct: Acct,
     acct_since: u64,
 }
@@ -117,6 +125,9 @@ impl Cpu {
             interrupted: None,
             softirq_until: 0,
             idle_softirq_ns: 0,
+            tick_stopped: false,
+            tick_armed: true,
+            load_tick_ns: 0,
             acct: Acct::Idle,
             acct_since: 0,
         }
@@ -437,6 +448,9 @@ impl Sim {
         c.idle_since = now;
         c.cstate = cstate;
         c.account(now, Some(Acct::Idle));
+        if crate::sched::nohz::idle_enter(self, cpu, predicted) {
+            self.cpus[cpu].tick_stopped = true;
+        }
         if let Some(&id) = self.ids.idle_enter.get(cstate) {
             self.counters.bump(id);
         }
@@ -482,6 +496,8 @@ impl Sim {
         update_avg_idle(&self.policy, &self.sched, cpu, &mut c.avg_idle_ns, period);
         c.last_idle_ns = Some(period);
         c.state = CpuState::ExitingIdle;
+        self.restart_tick(cpu);
+        let c = &mut self.cpus[cpu];
         c.account(now, Some(Acct::Overhead));
         c.gen += 1;
         let gen = c.gen;
@@ -508,6 +524,10 @@ impl Sim {
     }
 
     pub(crate) fn tick(&mut self, cpu: usize) {
+        if self.cpus[cpu].tick_stopped {
+            self.cpus[cpu].tick_armed = false;
+            return;
+        }
         let tick = self.policy.tunables.tick_ns();
         self.queue.push(self.now + tick, Event::Tick { cpu });
         self.touch_rq(cpu);
@@ -516,7 +536,25 @@ impl Sim {
         }
         let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
-        let balance_ns = crate::sched::balance::rebalance_domains(self, cpu);
+        self.cpus[cpu].load_tick_ns = self.now;
+        // trigger_load_balance: the NOHZ decision comes before the softirq.
+        let action = nohz::tick(self, cpu);
+        let mut balance_ns = 0;
+        match action {
+            TickAction::StopOwnTick => self.cpus[cpu].tick_stopped = true,
+            TickAction::Kick(ilb) => {
+                let at = self.now + self.cost.ipi_latency();
+                self.queue.push(at, Event::NohzKick { cpu: ilb });
+            }
+            TickAction::None => {}
+        }
+        if action != TickAction::StopOwnTick {
+            balance_ns = crate::sched::balance::rebalance_domains(self, cpu);
+            // 2.6.28's owner balances for the tickless CPUs on its idle ticks.
+            if self.sched.nohz.owner == Some(cpu) && self.cpu_curr_idle(cpu) {
+                balance_ns += nohz::idle_balance_others(self, cpu);
+            }
+        }
         self.charge_softirq(cpu, balance_ns);
         if self.cpus[cpu].state == CpuState::Running
             && self.cpus[cpu]
@@ -525,6 +563,61 @@ impl Sim {
         {
             self.resched_local(cpu);
         }
+    }
+
+    /// A tickless CPU leaving idle restarts its tick on the tick grid
+    /// (tick_nohz_restart_sched_tick); 4.15+ decays the cpu_load[] ticks it
+    /// missed (cpu_load_update_nohz_stop), 2.6.28 left them as they were.
+    fn restart_tick(&mut self, cpu: usize) {
+        if !self.cpus[cpu].tick_stopped {
+            return;
+        }
+        self.cpus[cpu].tick_stopped = false;
+        nohz::tick_restart(self, cpu);
+        if self.policy.era.rules().nohz_balancer != NohzBalancer::Owner {
+            self.decay_missed_load(cpu);
+        }
+        self.arm_tick(cpu);
+    }
+
+    fn arm_tick(&mut self, cpu: usize) {
+        if !self.cpus[cpu].tick_armed {
+            let tick = self.policy.tunables.tick_ns();
+            self.cpus[cpu].tick_armed = true;
+            self.queue
+                .push((self.now / tick + 1) * tick, Event::Tick { cpu });
+        }
+    }
+
+    /// The ticks a tickless CPU missed, as ticks with no load
+    /// (decay_load_missed), up to the last tick boundary.
+    pub(crate) fn decay_missed_load(&mut self, cpu: usize) {
+        let tick = self.policy.tunables.tick_ns();
+        let boundary = self.now / tick * tick;
+        let c = &mut self.cpus[cpu];
+        while c.load_tick_ns + tick <= boundary {
+            if c.cpu_load.cpu_load.iter().all(|&l| l == 0) {
+                c.load_tick_ns = boundary;
+                break;
+            }
+            c.cpu_load.tick(0);
+            c.load_tick_ns += tick;
+        }
+    }
+
+    /// A NOHZ IPI reaches `cpu`: 4.15+'s kick (it balances for the tickless
+    /// idle CPUs, charged to it), or 2.6.28's nomination (it takes over
+    /// idle balancing and its tick runs again).
+    pub(crate) fn nohz_kick(&mut self, cpu: usize) {
+        if self.policy.era.rules().nohz_balancer == NohzBalancer::Owner {
+            if nohz::nominated(self, cpu) {
+                self.cpus[cpu].tick_stopped = false;
+                self.arm_tick(cpu);
+            }
+            return;
+        }
+        let ns = nohz::idle_balance_others(self, cpu);
+        self.charge_softirq(cpu, ns);
     }
 
     /// The tick's balancing ran `ns` on `cpu`: a running task waits for it;

@@ -242,6 +242,13 @@ impl Sim {
         for c in 0..n {
             sim.flush_touched_cpu(c);
         }
+        // CPUs given nothing to run have been idle since boot: tickless.
+        for c in 0..n {
+            if sim.cpu_idle(c) && !sim.cpus[c].kick_pending {
+                let stops = crate::sched::nohz::idle_enter(&mut sim, c, u64::MAX);
+                sim.cpus[c].tick_stopped = stops;
+            }
+        }
         Ok(sim)
     }
 
@@ -392,6 +399,7 @@ impl Sim {
             Event::WakeArrive { cpu, task } => self.wake_arrive(cpu, task),
             Event::Resched { cpu } => self.resched_local(cpu),
             Event::Timer { task, gen } => self.timer_fired(task, gen),
+            Event::NohzKick { cpu } => self.nohz_kick(cpu),
         }
     }
 

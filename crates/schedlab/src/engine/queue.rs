@@ -23,6 +23,8 @@ pub enum Event {
     Resched { cpu: usize },
     /// A sleeping task's timer fires (stale unless `gen` matches).
     Timer { task: usize, gen: u64 },
+    /// A NOHZ idle-balance kick (4.15+) or nomination (2.6.28) reaches `cpu`.
+    NohzKick { cpu: usize },
 }
 
 #[derive(Debug, Default)]

@@ -77,6 +77,9 @@ impl SchedEnv for Sim {
     fn count(&mut self, counter: Counter) {
         self.counters.count(counter);
     }
+    fn decay_idle_load(&mut self, cpu: usize) {
+        self.decay_missed_load(cpu);
+    }
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         Sim::migrate_queued(self, task, from, to, why);
     }

@@ -180,6 +180,43 @@ pub enum CacheHotBuddy {
     NextToBusy,
 }
 
+/// Who balances for idle CPUs whose tick is stopped (CONFIG_NO_HZ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NohzBalancer {
+    /// v2.6.28 select_nohz_load_balancer / trigger_load_balance /
+    /// run_rebalance_domains: the first CPU to stop its tick while no CPU
+    /// owns idle balancing keeps its tick and balances, on each of its idle
+    /// ticks, for every tickless CPU; it gives the job up when it gets busy
+    /// (its next busy tick nominates the first tickless CPU) or when every
+    /// CPU is tickless. A tickless CPU's cpu_load[] is not updated (only
+    /// scheduler_tick updates it).
+    Owner,
+    /// v4.15 nohz_kick_needed / nohz_balancer_kick / nohz_idle_balance (and
+    /// v6.5's kick_ilb / _nohz_idle_balance): every idle CPU may stop its
+    /// tick; a busy CPU's tick, once nohz.next_balance is due, kicks the
+    /// first idle tickless CPU when it runs two tasks or two CPUs of its LLC
+    /// are busy, and the kicked CPU balances every due tickless idle CPU,
+    /// then itself. A tickless CPU's cpu_load[] decays the ticks it missed
+    /// (cpu_load_update_idle / _nohz_stop). A kick sets nohz.next_balance
+    /// one jiffy after its old value (nohz.next_balance++).
+    Kick,
+    /// v6.5 kick_ilb / _nohz_idle_balance: as `Kick`, but a kick sets
+    /// nohz.next_balance a jiffy from now, and the kicked CPU walks the mask
+    /// from the CPU after itself round to itself (for_each_cpu_wrap).
+    KickFromNext,
+}
+
+/// When an idle CPU stops its tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TickStop {
+    /// v2.6.28 and v4.15 tick_nohz_idle_enter: on every idle entry (nothing
+    /// else is pending in the next jiffy in these workloads).
+    EveryIdle,
+    /// v4.17+ (v6.5 menu_select's stop_tick): only when the governor
+    /// predicts an idle period of at least a tick.
+    PredictedTick,
+}
+
 /// When a failing load_balance kicks the busiest CPU's stopper to push its
 /// running task (once nr_balance_failed > cache_nice_tries + 2), and what
 /// the failure count becomes after a push.
@@ -304,6 +341,8 @@ pub struct EraRules {
     /// prefer-sibling evens running tasks per core (sibling_imbalance, 0
     /// for a busy CPU) instead of counting them.
     pub smt_balance: bool,
+    pub nohz_balancer: NohzBalancer,
+    pub tick_stop: TickStop,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -344,6 +383,8 @@ const V2_6_27: EraRules = EraRules {
     balance_from_idle_core: false,
     smt_balance: false,
     active_balance: ActiveBalance::PeriodicOnly,
+    nohz_balancer: NohzBalancer::Owner,
+    tick_stop: TickStop::EveryIdle,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -387,6 +428,8 @@ const V4_15: EraRules = EraRules {
     balance_from_idle_core: false,
     smt_balance: false,
     active_balance: ActiveBalance::AnyIdleType,
+    nohz_balancer: NohzBalancer::Kick,
+    tick_stop: TickStop::EveryIdle,
 };
 
 const V6_5: EraRules = EraRules {
@@ -406,6 +449,8 @@ const V6_5: EraRules = EraRules {
     newidle_pulls_one: true,
     smt_never_hot: true,
     ttwu_queue_to_idle: true,
+    tick_stop: TickStop::PredictedTick,
+    nohz_balancer: NohzBalancer::KickFromNext,
     ..V4_15
 };
 

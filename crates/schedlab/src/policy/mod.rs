@@ -13,7 +13,8 @@ mod tunables;
 
 pub use era::{
     ActiveBalance, BalanceLoad, CacheHotBuddy, Era, EraRules, Generation, GroupCompare,
-    IdleSibling, NewidleGate, Picker, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
+    IdleSibling, NewidleGate, NohzBalancer, Picker, TickStop, WakeAffineIdle, WakeupBuddies,
+    WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

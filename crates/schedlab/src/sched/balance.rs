@@ -73,24 +73,14 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) -> u64 {
     } else {
         IdleType::Busy
     };
-    let tick_ms = (env.policy().tunables.tick_ns() / 1_000_000).max(1);
-    let max_ms = (env.policy().tunables.hz * env.topology().ncpus() as u64 / 10).max(1) * tick_ms;
     let levels = env.domains().of(cpu).len();
     decay_newidle_costs(env, cpu);
     let mut cost = 0;
     for level in 0..levels {
-        let d = env.domains().of(cpu).nth(level).expect("level exists");
-        if needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance) {
+        let Some(due) = next_balance_at(env, cpu, level, idle) else {
             continue;
-        }
-        let busy_factor = if idle == IdleType::Busy {
-            d.params.busy_factor as u64
-        } else {
-            1
         };
-        let st = env.state().lb[cpu][level];
-        let interval_ms = (st.interval_ms * busy_factor).clamp(tick_ms, max_ms);
-        if env.now() < st.last_balance_ns + interval_ms * 1_000_000 {
+        if env.now() < due {
             continue;
         }
         let now = env.now();
@@ -109,6 +99,34 @@ pub(crate) fn rebalance_domains(env: &mut impl SchedEnv, cpu: usize) -> u64 {
         }
     }
     cost
+}
+
+/// When `cpu` balances `level` next (sd->last_balance + get_sd_balance_interval,
+/// the interval stretched by busy_factor on a busy CPU, within one tick and
+/// max_load_balance_interval); `None` for a level that does not balance.
+fn next_balance_at(env: &impl SchedEnv, cpu: usize, level: usize, idle: IdleType) -> Option<u64> {
+    let d = env.domains().of(cpu).nth(level).expect("level exists");
+    if needs_load_balance_flag(env.policy().era) && !d.has(SdFlag::LoadBalance) {
+        return None;
+    }
+    let tick_ms = (env.policy().tunables.tick_ns() / 1_000_000).max(1);
+    let max_ms = (env.policy().tunables.hz * env.topology().ncpus() as u64 / 10).max(1) * tick_ms;
+    let busy_factor = if idle == IdleType::Busy {
+        d.params.busy_factor as u64
+    } else {
+        1
+    };
+    let st = env.state().lb[cpu][level];
+    let interval_ms = (st.interval_ms * busy_factor).clamp(tick_ms, max_ms);
+    Some(st.last_balance_ns + interval_ms * 1_000_000)
+}
+
+/// rq->next_balance of an idle CPU: the earliest of its levels' next balances.
+pub(crate) fn idle_next_balance(env: &impl SchedEnv, cpu: usize) -> u64 {
+    (0..env.domains().of(cpu).len())
+        .filter_map(|level| next_balance_at(env, cpu, level, IdleType::Idle))
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 /// What a new-idle balance did: whether it pulled a task, and the time it

@@ -16,6 +16,7 @@ mod balance_typed;
 pub mod cfs;
 pub(crate) mod groups;
 pub mod load;
+pub mod nohz;
 pub mod wakeup;
 
 #[cfg(test)]
@@ -78,6 +79,8 @@ pub struct SchedState {
     pub overload: bool,
     /// Per CPU: rq->max_idle_balance_cost, which caps avg_idle at twice it.
     pub max_idle_balance_cost_ns: Vec<u64>,
+    /// Who balances for the tickless idle CPUs, and which they are.
+    pub nohz: nohz::NohzState,
 }
 
 impl SchedState {
@@ -94,6 +97,7 @@ impl SchedState {
                 .collect(),
             overload: false,
             max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
+            nohz: nohz::NohzState::new(topo),
         };
         s.reset_balance(topo, domains, now);
         s
@@ -186,6 +190,9 @@ pub trait SchedEnv {
     /// How long a load_balance that did `work` takes the balancing CPU, ns.
     fn balance_ns(&self, work: &balance::LbWork) -> u64;
     fn count(&mut self, counter: Counter);
+    /// cpu_load_update_idle (4.15): a tickless idle CPU's cpu_load[] takes
+    /// the ticks it missed, with no load, before it is balanced.
+    fn decay_idle_load(&mut self, cpu: usize);
     /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);
     /// The stopper on `from` pushes its running task to `to`; whether one moved.

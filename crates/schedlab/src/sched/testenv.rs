@@ -200,6 +200,8 @@ impl SchedEnv for TestEnv {
     fn count(&mut self, counter: Counter) {
         self.counted.push(counter);
     }
+    /// Hand-set histories stay as set: no clock of ticks here.
+    fn decay_idle_load(&mut self, _cpu: usize) {}
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         self.rqs[from].dequeue(task, &mut self.ents, &self.policy);
         self.rqs[to].enqueue(task, &self.ents);
