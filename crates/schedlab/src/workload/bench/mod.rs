@@ -486,5 +486,53 @@ pub(crate) fn measured_secs(out: &RunOutput) -> f64 {
     (out.end_ns - out.measure_from_ns) as f64 / 1e9
 }
 
+/// Each marking task's completions of `label` per second in the measured
+/// part, read from time rather than counted (whole counts in a short window
+/// come in multiples of one over its length), by task id. A task's progress
+/// is taken to grow linearly between its marks, so a completion that
+/// straddles a boundary counts by the fraction of it inside the window: at
+/// the start exactly (the interval from its last warm-up mark); at the end,
+/// the completion in progress at the task's own mean pace, at most one. A
+/// task with no mark before the window (one that started in it) starts its
+/// progress at its first mark. For tasks that run to the end of the run.
+pub(crate) fn mark_rates(out: &RunOutput, label: &str) -> Vec<(usize, f64)> {
+    let secs = measured_secs(out);
+    let Some(m) = mark_stats(out, label) else {
+        return vec![];
+    };
+    if secs <= 0.0 {
+        return vec![];
+    }
+    let (start, end) = (out.measure_from_ns, out.end_ns);
+    m.by_task
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.count > 0)
+        .map(|(task, t)| {
+            let (head, from, intervals) = match t.first_interval_ns {
+                Some(d) if d > 0 => (
+                    ((t.first_ns - start) as f64 / d as f64).min(1.0),
+                    t.first_ns - d,
+                    t.count,
+                ),
+                _ => (0.0, t.first_ns, t.count - 1),
+            };
+            let tail = if intervals > 0 && t.last_ns > from {
+                let pace = (t.last_ns - from) as f64 / intervals as f64;
+                ((end - t.last_ns) as f64 / pace).min(1.0)
+            } else {
+                0.0
+            };
+            let progress = head + (t.count - 1) as f64 + tail;
+            (task, progress / secs)
+        })
+        .collect()
+}
+
+/// [`mark_rates`] summed over the tasks.
+pub(crate) fn mark_rate(out: &RunOutput, label: &str) -> f64 {
+    mark_rates(out, label).iter().map(|(_, r)| r).sum()
+}
+
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@
 //! Left out: netperf's control connection and CPU-utilisation measurement.
 
 use super::{
-    channel, check, mark, mark_stats, measured_secs, ms_to_ns, read, task, write, Better, Built,
+    channel, check, mark, mark_rate, measured_secs, ms_to_ns, read, task, write, Better, Built,
     Metric, Report,
 };
 use crate::engine::RunOutput;
@@ -178,8 +178,7 @@ impl Netperf {
     pub fn report(&self, out: &RunOutput) -> Report {
         let secs = measured_secs(out);
         let (value, header, line) = if self.test.is_rr() {
-            let trans = mark_stats(out, "trans").map_or(0, |m| m.count) as f64;
-            let rate = if secs > 0.0 { trans / secs } else { 0.0 };
+            let rate = mark_rate(out, "trans");
             (
                 rate,
                 "Socket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\nbytes  Bytes  bytes    bytes   secs.    per sec\n",

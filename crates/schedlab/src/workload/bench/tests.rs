@@ -282,6 +282,35 @@ fn tcp_writers_are_woken_without_the_sync_hint() {
     );
 }
 
+/// Whole completions over a short window come in steps of one over its
+/// length; the rate read from time does not, and agrees with the count.
+#[test]
+fn rates_are_read_from_time_not_counted_in_whole_completions() {
+    let b = bench(r#"{"kind":"netperf","test":"TCP_RR","duration_ms":12,"warmup_ms":2}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    let counted = mark_stats(&out, "trans").unwrap().count as f64 / measured_secs(&out);
+    assert_eq!(
+        counted % 100.0,
+        0.0,
+        "a 10 ms window counts in steps of 100/s"
+    );
+    assert_ne!(r.value % 100.0, 0.0, "{}", r.value);
+    assert!(
+        (r.value - counted).abs() < 0.01 * counted,
+        "from time {} against counted {counted}",
+        r.value
+    );
+    let b = bench(r#"{"kind":"sysbench","threads":4,"duration_ms":30,"warmup_ms":10}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    let counted = mark_stats(&out, "txn").unwrap().count as f64 / measured_secs(&out);
+    assert_ne!(r.value % 50.0, 0.0, "{}", r.value);
+    assert!(
+        (r.value - counted).abs() < 0.05 * counted,
+        "from time {} against counted {counted}",
+        r.value
+    );
+}
+
 #[test]
 fn sysbench_commits_wake_many_and_print_transactions() {
     let b = bench(r#"{"kind":"sysbench","threads":8,"db":"pgsql","duration_ms":100}"#);
