@@ -179,12 +179,19 @@ fn lat_ctx_subtracts_the_measured_overhead() {
 fn hackbench_builds_its_groups_and_prints_the_time() {
     let b = bench(r#"{"kind":"hackbench","groups":2,"loops":10}"#);
     let built = b.build().unwrap();
+    let parent = &built.spec.tasks;
+    assert_eq!(parent.len(), 1, "one parent forks the children");
+    let forks = parent[0]
+        .program
+        .iter()
+        .filter(|op| matches!(op, Op::Fork(_)))
+        .count();
+    assert_eq!(forks, 80, "2 groups x (20 senders + 20 receivers)");
     assert_eq!(
-        built.spec.tasks.len(),
-        80,
-        "2 groups x (20 senders + 20 receivers)"
+        built.spec.channels.len(),
+        42,
+        "the ready and start pipes, and one socket per receiver"
     );
-    assert_eq!(built.spec.channels.len(), 40, "one socket per receiver");
     let (out, r) = run("desktop-8c", Era::V6_5, &b);
     assert!(
         r.text.contains(
@@ -195,8 +202,30 @@ fn hackbench_builds_its_groups_and_prints_the_time() {
     );
     assert!(r.text.lines().any(hackbench_line), "{}", r.text);
     assert!(r.value > 0.0);
+    // Every child said it was ready and read its start byte.
+    assert_eq!(out.channels[0].bytes_read, 80);
+    assert_eq!(out.channels[1].bytes_read, 80);
     // Each receiver read 20 senders x 10 loops x 100 bytes.
-    assert!(out.channels.iter().all(|c| c.bytes_read == 20 * 10 * 100));
+    assert!(out.channels[2..]
+        .iter()
+        .all(|c| c.bytes_read == 20 * 10 * 100));
+    // The time starts when the parent wakes the children, after the forks.
+    let start = marks(&out, "start")[0].0;
+    assert!(start > 80 * 1000, "80 forks take time: {start} ns");
+    let end = marks(&out, "done").iter().map(|m| m.0).max().unwrap();
+    assert_eq!(r.value, (end - start) as f64 / 1e9);
+}
+
+#[test]
+fn a_unix_socket_holds_messages_by_their_skb_truesize() {
+    // 100 bytes: 128 + 320 = 448 -> kmalloc-512, + 256 of sk_buff = 768.
+    assert_eq!(unix_stream_capacity(212_992, 100), 277 * 100);
+    // 1 byte: 64 + 320 = 384 -> 512 -> 768 as well.
+    assert_eq!(unix_stream_capacity(212_992, 1), 277);
+    // 4000 bytes: 4032 + 320 -> 8192, + 256.
+    assert_eq!(unix_stream_capacity(212_992, 4000), 25 * 4000);
+    // A message larger than the buffer still goes.
+    assert_eq!(unix_stream_capacity(1000, 65_536), 65_536);
 }
 
 #[test]
