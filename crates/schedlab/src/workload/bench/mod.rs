@@ -555,5 +555,43 @@ pub(crate) fn mark_rate(out: &RunOutput, label: &str) -> f64 {
     mark_rates(out, label).iter().map(|(_, r)| r).sum()
 }
 
+/// A number as C's `%g` prints it: six significant digits, trailing zeros
+/// dropped, an exponent below 1e-4 and from 1e6 (how tbench and the
+/// commits' netperf tables print).
+pub(crate) fn fmt_g(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v.is_finite() {
+            "0".into()
+        } else {
+            v.to_string()
+        };
+    }
+    let exp = v.abs().log10().floor() as i32;
+    // Rounding to six digits may carry into the next power of ten.
+    let rounded: f64 = format!("{:.5e}", v).parse().unwrap_or(v);
+    let exp = if rounded.abs() >= 10f64.powi(exp + 1) {
+        exp + 1
+    } else {
+        exp
+    };
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if !(-4..6).contains(&exp) {
+        let s = format!("{:.5e}", v);
+        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let e: i32 = e.parse().unwrap_or(0);
+        let sign = if e < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant.to_string()), e.abs())
+    } else {
+        let decimals = (5 - exp).max(0) as usize;
+        trim(format!("{v:.decimals$}"))
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -176,7 +176,7 @@ impl Sysbench {
                     )
                 });
         let text = format!(
-            "SQL statistics:\n    transactions:                        {txns} ({tps:.2} per sec.)\nLatency (ms):\n         min:                              {min:>8.2}\n         avg:                              {avg:>8.2}\n         max:                              {max:>8.2}\n         95th percentile:                  {p95:>8.2}\n"
+            "SQL statistics:\n    transactions:                        {txns:<6} ({tps:.2} per sec.)\nLatency (ms):\n         min:                              {min:>8.2}\n         avg:                              {avg:>8.2}\n         max:                              {max:>8.2}\n         95th percentile:                  {p95:>8.2}\n"
         );
         Report {
             value: tps,

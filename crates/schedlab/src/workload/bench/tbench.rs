@@ -8,8 +8,8 @@
 //! operations and the file server's disk behaviour.
 
 use super::{
-    channel, check, compute, mark, mark_rate, mark_stats, ms_to_ns, read, task, write, Built,
-    Report,
+    channel, check, compute, fmt_g, mark, mark_rate, mark_stats, ms_to_ns, read, task, write,
+    Built, Report,
 };
 use crate::engine::RunOutput;
 use crate::error::Result;
@@ -107,7 +107,8 @@ impl Tbench {
             / 1e6;
         let max_latency_ms = mark_stats(out, "op").map_or(0, |m| m.interval_max_ns) as f64 / 1e6;
         let text = format!(
-            "Throughput {mb_sec:.1} MB/sec {n} clients {n} procs max_latency={max_latency_ms:.3} ms\n",
+            "Throughput {} MB/sec  {n} clients  {n} procs  max_latency={max_latency_ms:.3} ms\n",
+            fmt_g(mb_sec),
             n = self.clients
         );
         Report {
