@@ -80,6 +80,7 @@ impl Record {
             experiment: self.experiment.name.clone(),
             metric: self.experiment.workload.metric(),
             variants: self.variants.clone(),
+            repeats: self.experiment.repeats,
             rows: self
                 .rows
                 .iter()

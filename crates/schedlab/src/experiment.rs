@@ -434,7 +434,8 @@ pub fn run_point(
     })
 }
 
-/// Mean, spread and per-batch series of one variant at one sweep point.
+/// The spread of one variant's value at one sweep point over the repeats
+/// (the population standard deviation; zero for a single run).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Spread {
     pub min: f64,
@@ -487,6 +488,9 @@ pub struct Results {
     pub experiment: String,
     pub metric: Metric,
     pub variants: Vec<String>,
+    /// Runs per sweep value and variant, each with its own seed: a row's
+    /// `values` are their mean, `spread` their range and standard deviation.
+    pub repeats: u32,
     pub rows: Vec<Row>,
     /// Summed over every point and repeat of the variant.
     pub counters: BTreeMap<String, BTreeMap<String, u64>>,
@@ -557,6 +561,7 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
         experiment: exp.name.clone(),
         metric: exp.metric(),
         variants: labels,
+        repeats: exp.repeats,
         rows,
         counters,
     }

@@ -353,6 +353,7 @@ mod tests {
                 .unwrap()
                 .metric(),
             variants: vec!["A".into(), "B".into()],
+            repeats: 1,
             rows: Vec::new(),
             counters: [("A".to_string(), map(a)), ("B".to_string(), map(b))].into(),
         }

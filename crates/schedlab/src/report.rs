@@ -38,7 +38,10 @@ pub fn change(a: f64, b: f64, better: Better) -> (String, &'static str) {
 
 /// The commit-style table: a row per sweep point, a column per variant,
 /// then each later variant's change against the first; a SUM row if asked.
+/// With repeats, each value is the mean and its standard deviation over
+/// the repeats ("8631.73 ± 12.40"; the SUM row's adds the variances).
 pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
+    let repeated = r.repeats > 1;
     let mut header = vec![sweep_param.unwrap_or("").to_string()];
     header.extend(r.variants.iter().cloned());
     for v in &r.variants[1..] {
@@ -49,11 +52,17 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
         });
     }
     let mut lines: Vec<Vec<String>> = vec![header];
-    let mut add_row = |label: String, values: Vec<f64>| {
+    let mut add_row = |label: String, values: Vec<(f64, f64)>| {
         let mut cells = vec![label];
-        cells.extend(values.iter().map(|v| num(*v)));
+        cells.extend(values.iter().map(|&(v, sd)| {
+            if repeated {
+                format!("{} ± {}", num(v), num(sd))
+            } else {
+                num(v)
+            }
+        }));
         for v in &values[1..] {
-            let (pct, verdict) = change(values[0], *v, r.metric.better);
+            let (pct, verdict) = change(values[0].0, v.0, r.metric.better);
             cells.push(format!("{pct} {verdict}").trim().to_string());
         }
         lines.push(cells);
@@ -61,7 +70,10 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
     for row in &r.rows {
         add_row(
             x_label(&row.x),
-            r.variants.iter().map(|v| row.values[v]).collect(),
+            r.variants
+                .iter()
+                .map(|v| (row.values[v], row.spread[v].stddev))
+                .collect(),
         );
     }
     if sum_row {
@@ -69,7 +81,11 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
             "SUM".to_string(),
             r.variants
                 .iter()
-                .map(|v| r.rows.iter().map(|row| row.values[v]).sum())
+                .map(|v| {
+                    let sum = r.rows.iter().map(|row| row.values[v]).sum();
+                    let var: f64 = r.rows.iter().map(|row| row.spread[v].stddev.powi(2)).sum();
+                    (sum, var.sqrt())
+                })
                 .collect(),
         );
     }
@@ -82,6 +98,12 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
             Better::Lower => "lower",
         }
     );
+    if repeated {
+        out.push_str(&format!(
+            "mean ± standard deviation of {} runs, each with its own seed\n",
+            r.repeats
+        ));
+    }
     push_aligned(&mut out, &lines);
     out.push_str(&latency_table(r, sweep_param));
     out
@@ -133,7 +155,13 @@ pub fn latency_table(r: &Results, sweep_param: Option<&str>) -> String {
 /// Lines of cells, the first column left-aligned, the others right-aligned.
 fn push_aligned(out: &mut String, lines: &[Vec<String>]) {
     let widths: Vec<usize> = (0..lines[0].len())
-        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for l in lines {
         let cells: Vec<String> = l
@@ -232,6 +260,7 @@ mod tests {
                 better: Better::Higher,
             },
             variants: vec!["NO_WA_WEIGHT".into(), "WA_WEIGHT".into()],
+            repeats: 1,
             rows: vec![
                 row(2, 685.211, 697.292),
                 row(80, 8210.5, 8631.73),
@@ -252,6 +281,27 @@ clients  NO_WA_WEIGHT  WA_WEIGHT       change
 SUM          10492.35   10925.50   +4.13% win
 ";
         assert_eq!(table(&results(), Some("clients"), true), expected);
+    }
+
+    #[test]
+    fn repeated_values_show_their_standard_deviation() {
+        let mut r = results();
+        r.repeats = 5;
+        for row in &mut r.rows {
+            for s in row.spread.values_mut() {
+                s.stddev = 3.0;
+            }
+        }
+        let expected = "\
+Throughput (MB/sec, higher is better)
+mean ± standard deviation of 5 runs, each with its own seed
+clients      NO_WA_WEIGHT         WA_WEIGHT       change
+2          685.21 ± 3.000    697.29 ± 3.000   +1.76% win
+80        8210.50 ± 3.000   8631.73 ± 3.000   +5.13% win
+5         1596.64 ± 3.000   1596.48 ± 3.000  -0.01% loss
+SUM      10492.35 ± 5.196  10925.50 ± 5.196   +4.13% win
+";
+        assert_eq!(table(&r, Some("clients"), true), expected);
     }
 
     #[test]

@@ -102,6 +102,22 @@ pub struct MarkStats {
     /// (time, task) of each mark, in time order, up to [`MARK_SERIES_CAP`].
     pub series: Vec<(u64, usize)>,
     pub series_truncated: bool,
+    /// Each task's marks in the measured part, by task id (uncapped): what
+    /// a rate from time needs ([`TaskMarks`]).
+    #[serde(skip)]
+    pub by_task: Vec<TaskMarks>,
+}
+
+/// One task's marks of one label in the measured part: how many, the
+/// first (and the interval that ended at it, when a mark came before it)
+/// and the last.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskMarks {
+    pub count: u64,
+    pub first_ns: u64,
+    /// The interval ending at the first mark (from a mark in the warm-up).
+    pub first_interval_ns: Option<u64>,
+    pub last_ns: u64,
 }
 
 pub const MARK_SERIES_CAP: usize = 100_000;
@@ -138,6 +154,7 @@ impl MarkStats {
             hist: vec![0; 64 * SUB_BUCKETS as usize],
             series: Vec::new(),
             series_truncated: false,
+            by_task: Vec::new(),
         }
     }
 
@@ -148,6 +165,16 @@ impl MarkStats {
         } else {
             self.series_truncated = true;
         }
+        if self.by_task.len() <= task {
+            self.by_task.resize(task + 1, TaskMarks::default());
+        }
+        let t = &mut self.by_task[task];
+        if t.count == 0 {
+            t.first_ns = now;
+            t.first_interval_ns = interval;
+        }
+        t.count += 1;
+        t.last_ns = now;
         if let Some(d) = interval {
             self.intervals += 1;
             self.interval_sum_ns += d;

@@ -2,8 +2,12 @@
 //! socketpairs (or pipes with -p), processes (or threads with -T). Each
 //! sender writes `loops` messages of `datasize` bytes to each receiver of
 //! its group in turn; each receiver reads fds x loops messages. Many-to-many
-//! sync wakeups with the senders running on: wake_wide territory. Prints the
-//! elapsed time. Left out: the startup barrier (all tasks start together).
+//! sync wakeups with the senders running on: wake_wide territory. Start-up
+//! as the tool does it: one parent forks every receiver and sender (each
+//! placed by the fork path); each child says it is ready on a pipe and
+//! waits for the start pipe; once all are ready the parent takes the time
+//! and writes the start byte, waking them all. Prints the time from then
+//! until the last receiver is done.
 
 use super::{channel, check, marks, read, task, write, Built, Report};
 use crate::engine::RunOutput;
@@ -36,6 +40,13 @@ pub struct Hackbench {
     pub affinity: Option<String>,
 }
 
+/// A unix socket's send buffer: net.core.wmem_default.
+const UNIX_SNDBUF: u64 = 212_992;
+
+/// The children's "ready" pipe and the start pipe.
+const READY: usize = 0;
+const START: usize = 1;
+
 fn default_groups() -> u64 {
     10
 }
@@ -58,11 +69,24 @@ impl Hackbench {
         let (kind, capacity) = if self.pipe {
             (ChannelKind::Pipe, 65536)
         } else {
-            (ChannelKind::Unix, 212_992)
+            (
+                ChannelKind::Unix,
+                super::unix_stream_capacity(UNIX_SNDBUF, self.datasize),
+            )
         };
         let fds = self.fds as usize;
-        let mut channels = Vec::new();
+        // Channels 0 and 1: the children's "ready" pipe and the start pipe.
+        let ntasks = 2 * self.fds * self.groups;
+        let mut channels = vec![
+            channel(ChannelKind::Pipe, 65536),
+            channel(ChannelKind::Pipe, 65536),
+        ];
         let mut tasks = Vec::new();
+        let barrier = |mut program: Vec<Op>| {
+            let mut p = vec![write(READY, 1), read(START, 1)];
+            p.append(&mut program);
+            p
+        };
         for g in 0..self.groups as usize {
             let base = channels.len();
             for _ in 0..fds {
@@ -73,13 +97,13 @@ impl Hackbench {
                 let mut t = task(
                     format!("receiver{g}.{r}"),
                     &self.affinity,
-                    vec![
+                    barrier(vec![
                         Op::Loop {
                             count: self.fds * self.loops,
                             body,
                         },
                         super::mark("done"),
-                    ],
+                    ]),
                 );
                 t.process = self.threads.then_some(1);
                 tasks.push(t);
@@ -89,26 +113,44 @@ impl Hackbench {
                 let mut t = task(
                     format!("sender{g}.{s}"),
                     &self.affinity,
-                    vec![Op::Loop {
+                    barrier(vec![Op::Loop {
                         count: self.loops,
                         body,
-                    }],
+                    }]),
                 );
                 t.process = self.threads.then_some(1);
                 tasks.push(t);
             }
         }
+        // The parent: fork every child, wait until each is ready, take the
+        // start time and wake them all (the children poll the start pipe).
+        let mut program: Vec<Op> = tasks.into_iter().map(|t| Op::Fork(Box::new(t))).collect();
+        program.extend([
+            Op::Loop {
+                count: ntasks,
+                body: vec![read(READY, 1)],
+            },
+            super::mark("start"),
+            write(START, ntasks),
+        ]);
+        let mut parent = task("hackbench".into(), &self.affinity, program);
+        parent.process = self.threads.then_some(1);
         Ok(Built {
-            spec: WorkloadSpec { channels, tasks },
+            spec: WorkloadSpec {
+                channels,
+                tasks: vec![parent],
+            },
             duration_ns: None,
             measure_from_ns: 0,
         })
     }
 
     pub fn report(&self, out: &RunOutput) -> Report {
+        let start = marks(out, "start").first().map_or(0, |m| m.0);
         let done = marks(out, "done");
-        let secs = done.iter().map(|m| m.0).max().unwrap_or(0) as f64 / 1e9;
-        let mode = if self.threads { "thread" } else { "process" };
+        let end = done.iter().map(|m| m.0).max().unwrap_or(start);
+        let secs = end.saturating_sub(start) as f64 / 1e9;
+        let mode = if self.threads { "threaded" } else { "process" };
         let text = format!(
             "Running in {mode} mode with {} groups using {} file descriptors each (== {} tasks)\nEach sender will pass {} messages of {} bytes\nTime: {secs:.3}\n",
             self.groups,

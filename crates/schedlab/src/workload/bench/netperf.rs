@@ -6,11 +6,14 @@
 //! window space (not sync): overlapping producer and consumer (10^6 bits/s).
 //! UDP_STREAM: a datagram flood that never blocks the sender; datagrams
 //! that do not fit the receive buffer are dropped; what was received counts.
-//! Left out: netperf's control connection and CPU-utilisation measurement.
+//! Prints each instance's netperf result line and, as the WA_WEIGHT
+//! commit's table does, the average per instance ("TCP_STREAM-10 : Avg:"),
+//! which is the reported value. Left out: netperf's control connection and
+//! CPU-utilisation measurement.
 
 use super::{
-    channel, check, mark, mark_stats, measured_secs, ms_to_ns, read, task, write, Better, Built,
-    Metric, Report,
+    channel, check, fmt_g, mark, mark_rates, measured_secs, ms_to_ns, read, task, write, Better,
+    Built, Metric, Report,
 };
 use crate::engine::RunOutput;
 use crate::error::Result;
@@ -97,6 +100,8 @@ fn default_rr() -> u64 {
 
 const TCP_RCVBUF: u64 = 131_072;
 const UDP_RCVBUF: u64 = 212_992;
+/// The sender's socket buffer netperf reports (tcp_wmem's default).
+const SEND_SOCKET: u64 = 16_384;
 /// The receiving application's work per read (the benchmark discards data).
 const RECV_WORK_NS: u64 = 500;
 
@@ -104,13 +109,13 @@ impl Netperf {
     pub fn metric(&self) -> Metric {
         if self.test.is_rr() {
             Metric {
-                name: "transactions",
+                name: "transactions per instance",
                 unit: "per sec",
                 better: Better::Higher,
             }
         } else {
             Metric {
-                name: "throughput",
+                name: "throughput per instance",
                 unit: "10^6bits/sec",
                 better: Better::Higher,
             }
@@ -177,38 +182,99 @@ impl Netperf {
 
     pub fn report(&self, out: &RunOutput) -> Report {
         let secs = measured_secs(out);
-        let (value, header, line) = if self.test.is_rr() {
-            let trans = mark_stats(out, "trans").map_or(0, |m| m.count) as f64;
-            let rate = if secs > 0.0 { trans / secs } else { 0.0 };
-            (
-                rate,
-                "Socket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\nbytes  Bytes  bytes    bytes   secs.    per sec\n",
-                format!("{:<6} {:<6} {:<8} {:<7} {secs:<8.2} {rate:.2}\n", TCP_RCVBUF, TCP_RCVBUF, self.rr_size, self.rr_size),
-            )
+        let n = self.instances as usize;
+        // Each instance's own figure, as each netperf prints it.
+        let per_instance: Vec<f64> = if self.test.is_rr() {
+            let mut rates = vec![0.0; n];
+            // The clients are the first tasks, netperf0.. in order.
+            for (task, rate) in mark_rates(out, "trans") {
+                if let Some(r) = rates.get_mut(task) {
+                    *r = rate;
+                }
+            }
+            rates
         } else {
-            let received: u64 = out.channels.iter().step_by(2).map(|c| c.bytes_read).sum();
-            let mbits = if secs > 0.0 {
-                received as f64 * 8.0 / 1e6 / secs
-            } else {
-                0.0
-            };
-            (
-                mbits,
-                "Recv   Send    Send\nSocket Socket  Message  Elapsed\nSize   Size    Size     Time     Throughput\nbytes  bytes   bytes    secs.    10^6bits/sec\n",
-                format!("{:<6} {:<7} {:<8} {secs:<8.2} {mbits:.2}\n", TCP_RCVBUF, TCP_RCVBUF, self.send_size),
-            )
+            (0..n)
+                .map(|i| {
+                    let received = out.channels.get(2 * i).map_or(0, |c| c.bytes_read);
+                    if secs > 0.0 {
+                        received as f64 * 8.0 / 1e6 / secs
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
         };
+        let avg = per_instance.iter().sum::<f64>() / n.max(1) as f64;
+        let from = "from 0.0.0.0 (0.0.0.0) port 0 AF_INET to localhost () port 0 AF_INET";
+        let mut text = match self.test {
+            NetperfTest::TcpRr | NetperfTest::UdpRr => format!(
+                "MIGRATED {} REQUEST/RESPONSE TEST {from} : first burst 0\nLocal /Remote\nSocket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\nbytes  Bytes  bytes    bytes   secs.    per sec\n\n",
+                self.proto()
+            ),
+            NetperfTest::UdpStream => format!(
+                "MIGRATED UDP STREAM TEST {from}\nSocket  Message  Elapsed      Messages\nSize    Size     Time         Okay Errors   Throughput\nbytes   bytes    secs            #      #   10^6bits/sec\n\n"
+            ),
+            NetperfTest::TcpStream | NetperfTest::TcpSendfile => format!(
+                "MIGRATED TCP {} TEST {from}\nRecv   Send    Send\nSocket Socket  Message  Elapsed\nSize   Size    Size     Time     Throughput\nbytes  bytes   bytes    secs.    10^6bits/sec\n\n",
+                if self.test == NetperfTest::TcpSendfile { "SENDFILE" } else { "STREAM" }
+            ),
+        };
+        // Each instance's result line (the headers above are printed once).
+        for (i, v) in per_instance.iter().enumerate() {
+            text.push_str(&match self.test {
+                NetperfTest::TcpRr | NetperfTest::UdpRr => format!(
+                    "{:<6} {:<6} {:<8} {:<7} {secs:<8.2} {v:.2}\n",
+                    SEND_SOCKET, self.buffer(), self.rr_size, self.rr_size
+                ),
+                NetperfTest::UdpStream => {
+                    let c = out.channels.get(2 * i);
+                    let okay = c.map_or(0, |c| c.bytes_read) / self.send_size;
+                    let sent = okay + c.map_or(0, |c| c.bytes_dropped) / self.send_size;
+                    let sent_mbits = if secs > 0.0 {
+                        (sent * self.send_size) as f64 * 8.0 / 1e6 / secs
+                    } else {
+                        0.0
+                    };
+                    format!(
+                        "{:>6}  {:>7}   {secs:<5.2}   {sent:>9}      0 {sent_mbits:>10.2}\n{:>6}           {secs:<5.2}   {okay:>9}        {v:>10.2}\n",
+                        UDP_RCVBUF, self.send_size, UDP_RCVBUF
+                    )
+                }
+                _ => format!(
+                    "{:>6} {:>6} {:>6}    {secs:<8.2} {v:>8.2}\n",
+                    TCP_RCVBUF, SEND_SOCKET, self.send_size
+                ),
+            });
+        }
+        // The summary line of the commit's table: the average per instance.
+        text.push_str(&format!(
+            "\n{:<16}: Avg: {}\n",
+            format!("{}-{}", self.test.name(), self.instances),
+            fmt_g(avg)
+        ));
         let dropped: u64 = out.channels.iter().map(|c| c.bytes_dropped).sum();
-        let text = format!(
-            "MIGRATED {} TEST to localhost: {} instance(s), summed\n{header}\n{line}",
-            self.test.name(),
-            self.instances
-        );
         Report {
-            value,
+            value: avg,
             series: vec![],
             details: vec![("bytes_dropped", dropped as f64)],
             text,
+        }
+    }
+
+    fn proto(&self) -> &'static str {
+        if self.test.kind() == ChannelKind::Udp {
+            "UDP"
+        } else {
+            "TCP"
+        }
+    }
+
+    fn buffer(&self) -> u64 {
+        if self.test.kind() == ChannelKind::Udp {
+            UDP_RCVBUF
+        } else {
+            TCP_RCVBUF
         }
     }
 }

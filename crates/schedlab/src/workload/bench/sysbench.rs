@@ -9,7 +9,7 @@
 //! pool's I/O.
 
 use super::{
-    channel, check, compute, mark, mark_stats, measured_secs, ms_to_ns, read, task, write, Built,
+    channel, check, compute, mark, mark_rate, mark_stats, ms_to_ns, read, task, write, Built,
     Report,
 };
 use crate::engine::RunOutput;
@@ -161,10 +161,9 @@ impl Sysbench {
     }
 
     pub fn report(&self, out: &RunOutput) -> Report {
-        let secs = measured_secs(out);
         let m = mark_stats(out, "txn");
         let txns = m.map_or(0, |m| m.count);
-        let tps = if secs > 0.0 { txns as f64 / secs } else { 0.0 };
+        let tps = mark_rate(out, "txn");
         let ms = |ns: u64| ns as f64 / 1e6;
         let (min, avg, max, p95) =
             m.filter(|m| m.intervals > 0)
@@ -177,7 +176,7 @@ impl Sysbench {
                     )
                 });
         let text = format!(
-            "SQL statistics:\n    transactions:                        {txns} ({tps:.2} per sec.)\nLatency (ms):\n         min:                              {min:>8.2}\n         avg:                              {avg:>8.2}\n         max:                              {max:>8.2}\n         95th percentile:                  {p95:>8.2}\n"
+            "SQL statistics:\n    transactions:                        {txns:<6} ({tps:.2} per sec.)\nLatency (ms):\n         min:                              {min:>8.2}\n         avg:                              {avg:>8.2}\n         max:                              {max:>8.2}\n         95th percentile:                  {p95:>8.2}\n"
         );
         Report {
             value: tps,

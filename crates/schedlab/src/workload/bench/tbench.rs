@@ -8,8 +8,8 @@
 //! operations and the file server's disk behaviour.
 
 use super::{
-    channel, check, compute, mark, mark_stats, measured_secs, ms_to_ns, read, task, write, Built,
-    Report,
+    channel, check, compute, fmt_g, mark, mark_rate, mark_stats, ms_to_ns, read, task, write,
+    Built, Report,
 };
 use crate::engine::RunOutput;
 use crate::error::Result;
@@ -99,21 +99,16 @@ impl Tbench {
     }
 
     pub fn report(&self, out: &RunOutput) -> Report {
-        let bytes: u64 = OPS
+        // Payload per second, each operation's rate read from time.
+        let mb_sec: f64 = OPS
             .iter()
-            .map(|&(_, _, _, payload, label)| {
-                mark_stats(out, label).map_or(0, |m| m.count) * payload
-            })
-            .sum();
-        let secs = measured_secs(out);
-        let mb_sec = if secs > 0.0 {
-            bytes as f64 / 1e6 / secs
-        } else {
-            0.0
-        };
+            .map(|&(_, _, _, payload, label)| mark_rate(out, label) * payload as f64)
+            .sum::<f64>()
+            / 1e6;
         let max_latency_ms = mark_stats(out, "op").map_or(0, |m| m.interval_max_ns) as f64 / 1e6;
         let text = format!(
-            "Throughput {mb_sec:.1} MB/sec {n} clients {n} procs max_latency={max_latency_ms:.3} ms\n",
+            "Throughput {} MB/sec  {n} clients  {n} procs  max_latency={max_latency_ms:.3} ms\n",
+            fmt_g(mb_sec),
             n = self.clients
         );
         Report {

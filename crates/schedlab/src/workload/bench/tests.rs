@@ -46,10 +46,12 @@ fn pipe_test_line(l: &str) -> bool {
         .is_some_and(|v| is_decimal(v, 2))
 }
 fn tbench_line(l: &str) -> bool {
-    let w: Vec<&str> = l.split(' ').collect();
+    let w: Vec<&str> = l.split_whitespace().collect();
+    let g = |v: &str| is_int(v) || (1..=5).any(|d| is_decimal(v, d));
     w.len() == 9
+        && l.contains(" MB/sec  ")
         && w[0] == "Throughput"
-        && is_decimal(w[1], 1)
+        && g(w[1])
         && w[2] == "MB/sec"
         && is_int(w[3])
         && w[4] == "clients"
@@ -104,7 +106,7 @@ fn fixture_lines_match_their_tool_patterns() {
     assert!(pipe_test_line("8.63 usecs/loop."));
     assert!(pipe_test_line("18.26 usecs/loop."));
     assert!(tbench_line(
-        "Throughput 9438.1 MB/sec 40 clients 40 procs max_latency=2.052 ms"
+        "Throughput 9438.1 MB/sec  40 clients  40 procs  max_latency=2.052 ms"
     ));
     assert!(hackbench_line("Time: 7.362"));
     assert!(lat_ctx_header("\"size=0k ovr=2.60"));
@@ -179,12 +181,19 @@ fn lat_ctx_subtracts_the_measured_overhead() {
 fn hackbench_builds_its_groups_and_prints_the_time() {
     let b = bench(r#"{"kind":"hackbench","groups":2,"loops":10}"#);
     let built = b.build().unwrap();
+    let parent = &built.spec.tasks;
+    assert_eq!(parent.len(), 1, "one parent forks the children");
+    let forks = parent[0]
+        .program
+        .iter()
+        .filter(|op| matches!(op, Op::Fork(_)))
+        .count();
+    assert_eq!(forks, 80, "2 groups x (20 senders + 20 receivers)");
     assert_eq!(
-        built.spec.tasks.len(),
-        80,
-        "2 groups x (20 senders + 20 receivers)"
+        built.spec.channels.len(),
+        42,
+        "the ready and start pipes, and one socket per receiver"
     );
-    assert_eq!(built.spec.channels.len(), 40, "one socket per receiver");
     let (out, r) = run("desktop-8c", Era::V6_5, &b);
     assert!(
         r.text.contains(
@@ -195,8 +204,30 @@ fn hackbench_builds_its_groups_and_prints_the_time() {
     );
     assert!(r.text.lines().any(hackbench_line), "{}", r.text);
     assert!(r.value > 0.0);
+    // Every child said it was ready and read its start byte.
+    assert_eq!(out.channels[0].bytes_read, 80);
+    assert_eq!(out.channels[1].bytes_read, 80);
     // Each receiver read 20 senders x 10 loops x 100 bytes.
-    assert!(out.channels.iter().all(|c| c.bytes_read == 20 * 10 * 100));
+    assert!(out.channels[2..]
+        .iter()
+        .all(|c| c.bytes_read == 20 * 10 * 100));
+    // The time starts when the parent wakes the children, after the forks.
+    let start = marks(&out, "start")[0].0;
+    assert!(start > 80 * 1000, "80 forks take time: {start} ns");
+    let end = marks(&out, "done").iter().map(|m| m.0).max().unwrap();
+    assert_eq!(r.value, (end - start) as f64 / 1e9);
+}
+
+#[test]
+fn a_unix_socket_holds_messages_by_their_skb_truesize() {
+    // 100 bytes: 128 + 320 = 448 -> kmalloc-512, + 256 of sk_buff = 768.
+    assert_eq!(unix_stream_capacity(212_992, 100), 277 * 100);
+    // 1 byte: 64 + 320 = 384 -> 512 -> 768 as well.
+    assert_eq!(unix_stream_capacity(212_992, 1), 277);
+    // 4000 bytes: 4032 + 320 -> 8192, + 256.
+    assert_eq!(unix_stream_capacity(212_992, 4000), 25 * 4000);
+    // A message larger than the buffer still goes.
+    assert_eq!(unix_stream_capacity(1000, 65_536), 65_536);
 }
 
 #[test]
@@ -279,6 +310,35 @@ fn tcp_writers_are_woken_without_the_sync_hint() {
     assert!(
         blocks > 50 && sync < all && all - sync >= blocks - 1,
         "tcp: {blocks} blocks, {sync} of {all} wakeups sync"
+    );
+}
+
+/// Whole completions over a short window come in steps of one over its
+/// length; the rate read from time does not, and agrees with the count.
+#[test]
+fn rates_are_read_from_time_not_counted_in_whole_completions() {
+    let b = bench(r#"{"kind":"netperf","test":"TCP_RR","duration_ms":12,"warmup_ms":2}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    let counted = mark_stats(&out, "trans").unwrap().count as f64 / measured_secs(&out);
+    assert_eq!(
+        counted % 100.0,
+        0.0,
+        "a 10 ms window counts in steps of 100/s"
+    );
+    assert_ne!(r.value % 100.0, 0.0, "{}", r.value);
+    assert!(
+        (r.value - counted).abs() < 0.01 * counted,
+        "from time {} against counted {counted}",
+        r.value
+    );
+    let b = bench(r#"{"kind":"sysbench","threads":4,"duration_ms":30,"warmup_ms":10}"#);
+    let (out, r) = run("desktop-8c", Era::V6_5, &b);
+    let counted = mark_stats(&out, "txn").unwrap().count as f64 / measured_secs(&out);
+    assert_ne!(r.value % 50.0, 0.0, "{}", r.value);
+    assert!(
+        (r.value - counted).abs() < 0.05 * counted,
+        "from time {} against counted {counted}",
+        r.value
     );
 }
 
@@ -584,4 +644,154 @@ fn schbench_prints_wakeup_and_request_percentiles_and_rps() {
         .unwrap_err()
         .to_string();
     assert_eq!(err, "schbench parameter workers is 0; it must be 1..=1024");
+}
+
+/// A line's shape: each number replaced by `I` (integer) or `D.k` (k
+/// decimals), runs of spaces kept by length class (one, or more), so a
+/// line matches another of the same words, units, spacing and number kinds.
+/// Numbers printed with `%g` (tbench's MB/sec, the netperf tables' "Avg:")
+/// have no fixed decimals: `G`.
+fn shape(line: &str) -> String {
+    for g in ["Throughput ", "Avg: "] {
+        if let Some((head, tail)) = line.split_once(g) {
+            let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+            if rest.len() < tail.len() {
+                return format!("{}{g}G{}", shape(head), shape(rest));
+            }
+        }
+    }
+    let mut out = String::new();
+    let chars: Vec<char> = line.trim_end().chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_digit() {
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i + 1 < chars.len() && chars[i] == '.' && chars[i + 1].is_ascii_digit() {
+                i += 1;
+                let frac = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push_str(&format!("D.{}", i - frac));
+            } else {
+                out.push('I');
+            }
+        } else if c == ' ' {
+            let start = i;
+            while i < chars.len() && chars[i] == ' ' {
+                i += 1;
+            }
+            // Column padding varies with the numbers' widths; one space
+            // against several does not.
+            out.push_str(if i - start == 1 || start == 0 {
+                " "
+            } else {
+                "  "
+            });
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every line the generator prints has the shape of a line of the real
+/// tool's sample (samples/), and the sample's headline is printed.
+fn prints_like(sample: &str, text: &str, headline: &str) {
+    let shapes: Vec<String> = sample.lines().map(shape).collect();
+    for line in text.lines() {
+        assert!(
+            shapes.contains(&shape(line)),
+            "no line of the sample is shaped like {line:?} ({:?}); the sample:\n{sample}\nprinted:\n{text}",
+            shape(line)
+        );
+    }
+    assert!(
+        text.lines().any(|l| l.contains(headline)),
+        "{headline:?} missing from\n{text}"
+    );
+}
+
+#[test]
+fn every_tool_prints_like_a_real_sample_of_its_output() {
+    let s = |name: &str| match name {
+        "hackbench" => include_str!("samples/hackbench.txt"),
+        "perf" => include_str!("samples/perf-bench-sched-pipe.txt"),
+        "tbench" => include_str!("samples/tbench.txt"),
+        "sysbench" => include_str!("samples/sysbench.txt"),
+        "tcp_stream" => include_str!("samples/netperf-tcp-stream.txt"),
+        "tcp_rr" => include_str!("samples/netperf-tcp-rr.txt"),
+        _ => include_str!("samples/netperf-udp-stream.txt"),
+    };
+    let text = |json: &str| run("desktop-8c", Era::V6_5, &bench(json)).1.text;
+    prints_like(
+        s("hackbench"),
+        &text(r#"{"kind":"hackbench","groups":2,"loops":10}"#),
+        "Time: ",
+    );
+    prints_like(
+        s("perf"),
+        &text(r#"{"kind":"perf_bench_pipe","loops":5000}"#),
+        "usecs/op",
+    );
+    prints_like(
+        s("tbench"),
+        &text(r#"{"kind":"tbench","clients":2,"duration_ms":20,"warmup_ms":5}"#),
+        "MB/sec",
+    );
+    prints_like(
+        s("sysbench"),
+        &text(r#"{"kind":"sysbench","threads":2,"duration_ms":20,"warmup_ms":5}"#),
+        "transactions:",
+    );
+    for (test, sample, headline) in [
+        ("TCP_STREAM", "tcp_stream", "TCP_STREAM-2    : Avg: "),
+        ("TCP_SENDFILE", "tcp_stream", "TCP_SENDFILE-2  : Avg: "),
+        ("TCP_RR", "tcp_rr", "TCP_RR-2        : Avg: "),
+        ("UDP_STREAM", "udp_stream", "UDP_STREAM-2    : Avg: "),
+    ] {
+        let sample = s(sample).replace("TCP STREAM", "TCP SENDFILE");
+        let sample = if test == "TCP_SENDFILE" {
+            sample
+        } else {
+            s(sample_name(test)).to_string()
+        };
+        prints_like(
+            &sample.replace("TCP_STREAM-", &format!("{test}-")),
+            &text(&format!(
+                r#"{{"kind":"netperf","test":"{test}","instances":2,"duration_ms":20,"warmup_ms":5}}"#
+            )),
+            headline,
+        );
+    }
+    // UDP_RR prints TCP_RR's block with UDP in its banner.
+    prints_like(
+        &s("tcp_rr").replace("TCP", "UDP"),
+        &text(r#"{"kind":"netperf","test":"UDP_RR","instances":2,"duration_ms":20,"warmup_ms":5}"#),
+        "UDP_RR-2        : Avg: ",
+    );
+}
+
+fn sample_name(test: &str) -> &'static str {
+    match test {
+        "TCP_RR" => "tcp_rr",
+        "UDP_STREAM" => "udp_stream",
+        _ => "tcp_stream",
+    }
+}
+
+#[test]
+fn numbers_print_as_c_percent_g_does() {
+    assert_eq!(fmt_g(685.211), "685.211");
+    assert_eq!(fmt_g(9438.1), "9438.1");
+    assert_eq!(fmt_g(3655.3349), "3655.33");
+    assert_eq!(fmt_g(31532.1), "31532.1");
+    assert_eq!(fmt_g(999_999.7), "1e+06");
+    assert_eq!(fmt_g(3_808_660.0), "3.80866e+06");
+    assert_eq!(fmt_g(0.0001234), "0.0001234");
+    assert_eq!(fmt_g(0.0), "0");
 }
