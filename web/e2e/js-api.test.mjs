@@ -25,3 +25,26 @@ test('the schedlab-js example page runs an experiment and round-trips a link', a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The engine's speed in the browser beside the CLI's, on the same cases:
+// the events must match (the same runs); the rates are printed, not judged.
+test('schedlab-js bench runs the CLI bench cases with the same events', async () => {
+  const page = await env.browser.newPage();
+  await page.goto(`${env.server.url}schedlab-js-example.html`);
+  await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 60_000 });
+  const lines = await page.evaluate(async () => {
+    const m = await import('./schedlab-js.js');
+    await m.default();
+    return m.bench(['retune-pipe-test', 'kvm-pipe-test-pinning']);
+  });
+  const native = cli(['bench']).split('\n').slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/));
+  for (const line of lines) {
+    const row = native.find((r) => r[0] === line.case);
+    assert.ok(row, `the CLI benches ${line.case}`);
+    assert.equal(line.events, Number(row[1]), `${line.case}: the same events as the CLI`);
+    assert.ok(line.wall_ms > 0);
+    console.log(`bench ${line.case}: browser ${(line.events / line.wall_ms / 1000).toFixed(2)} M events/s, ` +
+      `CLI (debug build) ${row[3]} M events/s`);
+  }
+  await page.close();
+});

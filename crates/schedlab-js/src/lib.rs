@@ -115,3 +115,29 @@ pub fn decode_link(link: &str) -> Result<JsValue, JsError> {
     let fragment = link.rsplit_once('#').map_or(link, |(_, f)| f);
     to_js(&codec::parse_fragment(fragment)?.experiment)
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// performance.now(): in a page and in a Web Worker alike.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// The engine's speed here, on the cases `schedlab bench` runs (or the
+/// preset names given): `[{case, events, wall_ms}]`. The events match the
+/// CLI's; the time is this browser's.
+#[wasm_bindgen]
+pub fn bench(cases: Option<Vec<String>>) -> Result<JsValue, JsError> {
+    let cases = cases.unwrap_or_else(|| {
+        schedlab::bench::CASES
+            .iter()
+            .map(|c| c.to_string())
+            .collect()
+    });
+    let mut clock = performance_now;
+    let lines = cases
+        .iter()
+        .map(|c| schedlab::bench::run_case(c, &mut clock))
+        .collect::<Result<Vec<_>, _>>()?;
+    to_js(&lines)
+}
