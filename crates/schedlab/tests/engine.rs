@@ -380,3 +380,85 @@ proptest! {
         prop_assert!(exec + 1_000 >= busy, "exec {} busy {}", exec, busy);
     }
 }
+
+/// `pairs` writer/reader pairs streaming 16 KiB chunks through TCP
+/// channels, each pair pinned to two CPUs of its own.
+fn streams(pairs: usize) -> String {
+    let mut chans = Vec::new();
+    let mut tasks = Vec::new();
+    for i in 0..pairs {
+        chans.push(r#"{"kind":"tcp","capacity":131072}"#.to_string());
+        tasks.push(format!(
+            r#"{{"name":"w{i}","affinity":"{}","program":[{{"forever":[{{"write":{{"chan":{i},"bytes":16384}}}}]}}]}}"#,
+            2 * i
+        ));
+        tasks.push(format!(
+            r#"{{"name":"r{i}","affinity":"{}","program":[{{"forever":[{{"read":{{"chan":{i},"bytes":16384}}}}]}}]}}"#,
+            2 * i + 1
+        ));
+    }
+    format!(
+        r#"{{"channels":[{}],"tasks":[{}]}}"#,
+        chans.join(","),
+        tasks.join(",")
+    )
+}
+
+/// Bytes read per pair in a 5 ms run of `pairs` streams.
+fn stream_bytes(costs: &HwCosts, pairs: usize) -> Vec<u64> {
+    let topo = machine(1, 1, 8, 1, costs.clone());
+    let out = run(&topo, Era::V6_5, &streams(pairs), 1, Some(5_000_000));
+    out.channels.iter().map(|c| c.bytes_read).collect()
+}
+
+#[test]
+fn copies_share_the_nodes_memory_bandwidth() {
+    // 60 ns per KiB alone: 17 GB/s of copying per core. 20 GB/s of STREAM
+    // bandwidth is 10 GB/s of copying for the whole node.
+    let costs = HwCosts {
+        copy_ns_per_kib: 60,
+        mem_bw_mb_s: 20_000,
+        ..HwCosts::default()
+    };
+    let one = stream_bytes(&costs, 1)[0];
+    let four = stream_bytes(&costs, 4);
+    // Where it binds: four streams (up to eight copies in flight) get less
+    // each than one, and together the node's bandwidth caps them: each byte
+    // is copied twice (send and receive), so at most 10 GB/s / 2 = 5 bytes
+    // per ns flow, 25 MB in 5 ms.
+    let total: u64 = four.iter().sum();
+    assert!(four.iter().all(|&b| b < one), "{four:?} vs {one}");
+    assert!(total <= 25_000_000, "{total}");
+    assert!(total > one, "{total} vs {one}");
+    // With ample bandwidth the same four streams each move what one does.
+    let ample = HwCosts {
+        mem_bw_mb_s: 1_000_000,
+        ..costs.clone()
+    };
+    let one_ample = stream_bytes(&ample, 1)[0];
+    assert!(
+        stream_bytes(&ample, 4).iter().all(|&b| b == one_ample),
+        "{one_ample}"
+    );
+}
+
+#[test]
+fn a_lone_copy_runs_at_the_cores_speed_when_bandwidth_allows() {
+    // Where it does not bind: one copy in flight at a time (writer and
+    // reader on one CPU) is as fast with 40 GB/s as with unlimited memory.
+    let costs = HwCosts {
+        mem_bw_mb_s: 40_000,
+        ..HwCosts::default()
+    };
+    let topo = machine(1, 1, 2, 1, costs.clone());
+    let pinned = streams(1).replace(r#""affinity":"1""#, r#""affinity":"0""#);
+    let a = run(&topo, Era::V6_5, &pinned, 1, Some(2_000_000));
+    let ample = HwCosts {
+        mem_bw_mb_s: 10_000_000,
+        ..costs
+    };
+    let topo = machine(1, 1, 2, 1, ample);
+    let b = run(&topo, Era::V6_5, &pinned, 1, Some(2_000_000));
+    assert!(a.channels[0].bytes_read > 0);
+    assert_eq!(a.channels[0].bytes_read, b.channels[0].bytes_read);
+}

@@ -238,7 +238,7 @@ impl Sim {
         let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
         let left = std::mem::take(&mut self.tasks[task].compute_left);
         if left > 0 {
-            self.start_work(cpu, SegKind::User, left, Pending::None);
+            self.start_work(cpu, SegKind::User, left, 0, Pending::None);
             return;
         }
         self.advance(cpu, task);
@@ -284,7 +284,7 @@ impl Sim {
                         } else {
                             Pending::None
                         };
-                        self.start_segment(cpu, SegKind::Kernel, cost, pending);
+                        self.start_copying(cpu, cost, copy, pending);
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Write(chan));
                     }
@@ -300,15 +300,16 @@ impl Sim {
                             ch.stats.bytes_read += take;
                         }
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
+                        let copy = self.cost.copy(take);
                         let cost = self.syscall_entry(task)
-                            + self.cost.copy(take)
+                            + copy
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
                         let t = &mut self.tasks[task];
                         if !std::mem::take(&mut t.read_blocked) {
                             t.lap_from_ns = self.now;
                         }
                         t.pc += 1;
-                        self.start_segment(cpu, SegKind::Kernel, cost, Pending::Drained { chan });
+                        self.start_copying(cpu, cost, copy, Pending::Drained { chan });
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Read(chan));
                     }
