@@ -124,6 +124,38 @@ impl CostModel {
         lines * self.miss(topo.distance(from, to)) / self.costs.mlp as u64
     }
 
+    /// Of a working set last brought into an LLC whose tasks' working sets
+    /// add up to `total_kib`, the part evicted since (1/1024): none while
+    /// they fit in its capacity, else all but the capacity's share.
+    pub fn evicted(&self, total_kib: u64) -> u64 {
+        let cap = self.costs.llc_kib;
+        if total_kib <= cap {
+            0
+        } else {
+            1024 - (cap as u128 * 1024 / total_kib as u128) as u64
+        }
+    }
+
+    /// Refilling a working set after moving from `from` to `to` when
+    /// `evicted` (1/1024) of it has left the cache it was in: that part
+    /// comes from local memory (`miss_ns` beyond the LLC), the rest from
+    /// the cache at the CPUs' distance.
+    pub fn refill_with_eviction(
+        &self,
+        topo: &Topology,
+        working_set_kib: u64,
+        from: usize,
+        to: usize,
+        evicted: u64,
+    ) -> u64 {
+        let lines = working_set_kib as u128 * 1024 / CACHE_LINE as u128;
+        let kept = lines * (1024 - evicted) as u128 / 1024;
+        let gone = lines - kept;
+        let ns = kept * self.miss(topo.distance(from, to)) as u128
+            + gone * self.costs.miss_ns[2] as u128;
+        (ns / self.costs.mlp as u128) as u64
+    }
+
     /// Reading `bytes` a task on `from` wrote: a fixed cost for the buffer's
     /// shared state plus the data's lines.
     pub fn data_transfer(&self, topo: &Topology, bytes: u64, from: usize, to: usize) -> u64 {
@@ -229,6 +261,20 @@ mod tests {
         assert_eq!(m.copy_cap(&[(512, 1024), (512, 1024)]), 1024);
         assert!(m.copies_fit(1024));
         assert!(!m.copies_fit(2048));
+    }
+
+    #[test]
+    fn a_crowded_llc_evicts_part_of_each_working_set() {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let m = CostModel::new(&topo.costs);
+        // 25 MB of L3: 20 MB of working sets fit, 50 MB lose half.
+        assert_eq!(m.evicted(20 * 1024), 0);
+        assert_eq!(m.evicted(50 * 1024), 512);
+        // Nothing evicted: the plain refill (none on the same CPU).
+        assert_eq!(m.refill_with_eviction(&topo, 256, 0, 1, 0), 7680);
+        assert_eq!(m.refill_with_eviction(&topo, 256, 3, 3, 0), 0);
+        // Half evicted on the same CPU: 2048 lines from memory (85 ns) / 8.
+        assert_eq!(m.refill_with_eviction(&topo, 256, 3, 3, 512), 2048 * 85 / 8);
     }
 
     #[test]

@@ -462,3 +462,37 @@ fn a_lone_copy_runs_at_the_cores_speed_when_bandwidth_allows() {
     assert!(a.channels[0].bytes_read > 0);
     assert_eq!(a.channels[0].bytes_read, b.channels[0].bytes_read);
 }
+
+/// Two tasks on CPU 0 ping-ponging, each with a working set of `ws_kib`.
+fn loop_times_with_working_sets(llc_kib: u64, ws_kib: u64) -> Vec<u64> {
+    let costs = HwCosts {
+        llc_kib,
+        ..HwCosts::default()
+    };
+    let topo = machine(1, 1, 2, 1, costs);
+    let mut spec: serde_json::Value = serde_json::from_str(&ping_pong(50, ("0", "0"))).unwrap();
+    for t in spec["tasks"].as_array_mut().unwrap() {
+        t["working_set_kib"] = ws_kib.into();
+    }
+    steady_loop_times(&run(&topo, Era::V6_5, &spec.to_string(), 1, None))
+}
+
+#[test]
+fn a_crowded_llc_makes_tasks_refill_what_others_evicted() {
+    let none = loop_times_with_working_sets(1024, 0);
+    // Where it binds: 2 x 768 KiB in a 1 MiB LLC. Each switch back finds a
+    // third of the working set evicted and refills it from memory.
+    let crowded = loop_times_with_working_sets(1024, 768);
+    let evicted_lines = 768 * 1024 / 64 * (1024 - 1024 * 1024 / 1536) / 1024;
+    let refill = evicted_lines * HwCosts::default().miss_ns[2] / HwCosts::default().mlp as u64;
+    assert!(refill > 0);
+    assert!(
+        crowded.iter().zip(&none).all(|(c, n)| *c >= n + refill),
+        "{:?} vs {:?}",
+        &crowded[..3],
+        &none[..3]
+    );
+    // Where it does not: the same working sets fit in a 2 MiB LLC, and the
+    // tasks never leave CPU 0, so nothing is refilled.
+    assert_eq!(loop_times_with_working_sets(2048, 768), none);
+}

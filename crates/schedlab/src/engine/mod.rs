@@ -161,6 +161,9 @@ pub struct Sim {
     /// Each node's copying speed (work per ns x WORK_SCALE) from its
     /// memory bandwidth: WORK_SCALE while the copies fit in it.
     copy_cap: Vec<u64>,
+    /// Per LLC, the working sets (KiB) of the tasks whose data it holds
+    /// (their warm CPU is one of its CPUs).
+    llc_ws_kib: Vec<u64>,
     /// Scratch: the copying segments of a node (share, thread speed).
     copy_segs: Vec<(u64, u64)>,
     counters: Counters,
@@ -201,6 +204,7 @@ impl Sim {
             node_cpus[info.node].push(c);
         }
         let copies = vec![0; node_cpus.len()];
+        let topo_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(0);
         let copy_cap = vec![crate::cost::WORK_SCALE; node_cpus.len()];
         let sched = SchedState::new(&topo, &domains, &cfg.policy, 0);
         let mut sim = Sim {
@@ -232,6 +236,7 @@ impl Sim {
             copies,
             copy_cap,
             copy_segs: Vec::new(),
+            llc_ws_kib: vec![0; topo_llcs],
             counters,
             ids,
             marks: cfg

@@ -435,12 +435,23 @@ impl Sim {
                 }
                 let ws = self.tasks[task].working_set_kib;
                 let warm = self.tasks[task].warm_cpu.replace(cpu);
-                match warm {
-                    Some(from) if from != cpu && ws > 0 => {
-                        let refill = self.cost.cache_refill(&self.topo, ws, from, cpu);
-                        self.start_segment(cpu, SegKind::User, refill, Pending::None);
+                let refill = match warm {
+                    Some(from) if ws > 0 => {
+                        // Part of it may have been evicted from the LLC
+                        // it was in by the other tasks' working sets there.
+                        let llc = self.topo.cpus[from].llc;
+                        let evicted = self.cost.evicted(self.llc_ws_kib[llc]);
+                        self.llc_ws_kib[llc] -= ws;
+                        self.cost
+                            .refill_with_eviction(&self.topo, ws, from, cpu, evicted)
                     }
-                    _ => self.continue_or_preempt(cpu),
+                    _ => 0,
+                };
+                self.llc_ws_kib[self.topo.cpus[cpu].llc] += ws;
+                if refill > 0 {
+                    self.start_segment(cpu, SegKind::User, refill, Pending::None);
+                } else {
+                    self.continue_or_preempt(cpu);
                 }
             }
             Pending::Deposit { chan, bytes } => {
@@ -533,6 +544,9 @@ impl Sim {
             .detach(&self.ents[task].pelt, self.ents[task].weight);
         self.tasks[task].state = TaskState::Exited;
         self.tasks[task].exited_ns = Some(self.now);
+        if let Some(warm) = self.tasks[task].warm_cpu {
+            self.llc_ws_kib[self.topo.cpus[warm].llc] -= self.tasks[task].working_set_kib;
+        }
         self.schedule(cpu);
     }
 
