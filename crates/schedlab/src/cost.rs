@@ -128,11 +128,20 @@ impl CostModel {
     /// add up to `total_kib`, the part evicted since (1/1024): none while
     /// they fit in its capacity, else all but the capacity's share.
     pub fn evicted(&self, total_kib: u64) -> u64 {
-        let cap = self.costs.llc_kib;
-        if total_kib <= cap {
+        self.llc_overflow(total_kib as u128 * 1024)
+    }
+
+    /// The part (1/1024) of an LLC's contents that does not fit in it when
+    /// they add up to `total_bytes`: none while they fit, else all but the
+    /// capacity's share. Of a working set it is the part evicted; of a copy
+    /// between buffers in the LLC, the part whose lines come from or go to
+    /// memory.
+    pub fn llc_overflow(&self, total_bytes: u128) -> u64 {
+        let cap = self.costs.llc_kib as u128 * 1024;
+        if total_bytes <= cap {
             0
         } else {
-            1024 - (cap as u128 * 1024 / total_kib as u128) as u64
+            1024 - (cap * 1024 / total_bytes) as u64
         }
     }
 
