@@ -279,6 +279,10 @@ mod tests {
         // 25 MB of L3: 20 MB of working sets fit, 50 MB lose half.
         assert_eq!(m.evicted(20 * 1024), 0);
         assert_eq!(m.evicted(50 * 1024), 512);
+        // The same fraction in bytes, for copies between buffers held there:
+        // 80 x 128 KiB of socket buffers fit, 50 MB overflow by half.
+        assert_eq!(m.llc_overflow(80 * 128 * 1024), 0);
+        assert_eq!(m.llc_overflow(50 * 1024 * 1024), 512);
         // Nothing evicted: the plain refill (none on the same CPU).
         assert_eq!(m.refill_with_eviction(&topo, 256, 0, 1, 0), 7680);
         assert_eq!(m.refill_with_eviction(&topo, 256, 3, 3, 0), 0);

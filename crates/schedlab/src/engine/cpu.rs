@@ -167,11 +167,16 @@ impl Sim {
     }
 
     /// A read's or write's kernel work of `ns`, `copy_ns` of it copying
-    /// data to or from user memory.
+    /// data to or from user memory. The copy's lines come from and go to
+    /// `cpu`'s LLC while what it holds (the buffered bytes of the channels
+    /// its CPUs read and write, and the tasks' working sets) fits there;
+    /// only the part that does not fit (`llc_overflow`) is memory traffic
+    /// and shares the node's bandwidth, the rest copies at the core's speed.
     pub(crate) fn start_copying(&mut self, cpu: usize, ns: u64, copy_ns: u64, pending: Pending) {
-        let share = (copy_ns.min(ns) * COPY_SHARE_ONE)
-            .checked_div(ns)
-            .unwrap_or(0);
+        let llc = self.topo.cpus[cpu].llc;
+        let held = self.llc_ws_kib[llc] as u128 * 1024 + self.llc_buf_bytes[llc] as u128;
+        let dram = self.cost.llc_overflow(held);
+        let share = (copy_ns.min(ns) * dram).checked_div(ns).unwrap_or(0);
         self.start_work(cpu, SegKind::Kernel, ns * WORK_SCALE, share, pending);
     }
 

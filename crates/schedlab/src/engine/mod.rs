@@ -164,6 +164,9 @@ pub struct Sim {
     /// Per LLC, the working sets (KiB) of the tasks whose data it holds
     /// (their warm CPU is one of its CPUs).
     llc_ws_kib: Vec<u64>,
+    /// Per LLC, the bytes buffered in channels whose last reader or last
+    /// writer ran on one of its CPUs.
+    llc_buf_bytes: Vec<u64>,
     /// Scratch: the copying segments of a node (share, thread speed).
     copy_segs: Vec<(u64, u64)>,
     counters: Counters,
@@ -237,6 +240,7 @@ impl Sim {
             copy_cap,
             copy_segs: Vec::new(),
             llc_ws_kib: vec![0; topo_llcs],
+            llc_buf_bytes: vec![0; topo_llcs],
             counters,
             ids,
             marks: cfg

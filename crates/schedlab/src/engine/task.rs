@@ -114,6 +114,13 @@ pub(crate) struct Channel {
     /// Bytes a reader can take now.
     readable: u64,
     last_writer_cpu: Option<usize>,
+    /// The LLCs of its last writer and last reader: its buffered bytes
+    /// (`used`) occupy both (the writer's copy puts them in the one, the
+    /// reader's copy pulls them into the other).
+    writer_llc: Option<usize>,
+    reader_llc: Option<usize>,
+    /// What it adds to `Sim::llc_buf_bytes` now: bytes, and the LLCs.
+    charged: (u64, [Option<usize>; 2]),
     pub readers: Vec<usize>,
     pub writers: Vec<usize>,
     /// Traffic in the measured part of the run.
@@ -139,6 +146,9 @@ impl Channel {
             used: 0,
             readable: 0,
             last_writer_cpu: None,
+            writer_llc: None,
+            reader_llc: None,
+            charged: (0, [None, None]),
             readers: Vec::new(),
             writers: Vec::new(),
             stats: ChannelStats::default(),
@@ -244,6 +254,24 @@ impl Sim {
         self.advance(cpu, task);
     }
 
+    /// Channel `chan`'s buffered bytes or its reader's or writer's LLC
+    /// changed: what it adds to each LLC's buffered bytes follows.
+    fn recharge_llcs(&mut self, chan: usize) {
+        let ch = &mut self.chans[chan];
+        let (old, old_llcs) = ch.charged;
+        for l in old_llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] -= old;
+        }
+        let llcs = [
+            ch.writer_llc,
+            ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
+        ];
+        for l in llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] += ch.used;
+        }
+        ch.charged = (ch.used, llcs);
+    }
+
     /// Interprets the program until an instruction takes time or blocks.
     fn advance(&mut self, cpu: usize, task: usize) {
         loop {
@@ -266,6 +294,7 @@ impl Sim {
                     let fits = ch.capacity - ch.used >= bytes;
                     if fits || ch.kind == ChannelKind::Udp {
                         // A datagram that does not fit is dropped, the sender unaware.
+                        ch.writer_llc = Some(self.topo.cpus[cpu].llc);
                         if fits {
                             ch.used += bytes;
                         } else if measuring {
@@ -277,6 +306,7 @@ impl Sim {
                             self.cost.copy(bytes)
                         };
                         let msg = self.cost.msg(ch.kind);
+                        self.recharge_llcs(chan);
                         let cost = self.syscall_entry(task) + copy + msg;
                         self.tasks[task].pc += 1;
                         let pending = if fits {
@@ -296,10 +326,12 @@ impl Sim {
                         let take = ch.readable.min(bytes);
                         ch.readable -= take;
                         ch.used -= take;
+                        ch.reader_llc = Some(self.topo.cpus[cpu].llc);
                         if self.now >= self.measure_from_ns {
                             ch.stats.bytes_read += take;
                         }
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
+                        self.recharge_llcs(chan);
                         let copy = self.cost.copy(take);
                         let cost = self.syscall_entry(task)
                             + copy
