@@ -6,6 +6,8 @@ use crate::topology::{CpuDistance, HwCosts, Topology};
 /// Work is measured in nanoseconds at full speed times this scale, so that a
 /// CPU slowed by a busy SMT sibling progresses at a fraction of it.
 pub const WORK_SCALE: u64 = 1024;
+/// A segment's copying part is counted in 1/1024ths of its work.
+pub const COPY_SHARE_ONE: u64 = 1024;
 const CACHE_LINE: u64 = 64;
 
 #[derive(Debug, Clone)]
@@ -122,6 +124,47 @@ impl CostModel {
         lines * self.miss(topo.distance(from, to)) / self.costs.mlp as u64
     }
 
+    /// Of a working set last brought into an LLC whose tasks' working sets
+    /// add up to `total_kib`, the part evicted since (1/1024): none while
+    /// they fit in its capacity, else all but the capacity's share.
+    pub fn evicted(&self, total_kib: u64) -> u64 {
+        self.llc_overflow(total_kib as u128 * 1024)
+    }
+
+    /// The part (1/1024) of an LLC's contents that does not fit in it when
+    /// they add up to `total_bytes`: none while they fit, else all but the
+    /// capacity's share. Of a working set it is the part evicted; of a copy
+    /// between buffers in the LLC, the part whose lines come from or go to
+    /// memory.
+    pub fn llc_overflow(&self, total_bytes: u128) -> u64 {
+        let cap = self.costs.llc_kib as u128 * 1024;
+        if total_bytes <= cap {
+            0
+        } else {
+            1024 - (cap * 1024 / total_bytes) as u64
+        }
+    }
+
+    /// Refilling a working set after moving from `from` to `to` when
+    /// `evicted` (1/1024) of it has left the cache it was in: that part
+    /// comes from local memory (`miss_ns` beyond the LLC), the rest from
+    /// the cache at the CPUs' distance.
+    pub fn refill_with_eviction(
+        &self,
+        topo: &Topology,
+        working_set_kib: u64,
+        from: usize,
+        to: usize,
+        evicted: u64,
+    ) -> u64 {
+        let lines = working_set_kib as u128 * 1024 / CACHE_LINE as u128;
+        let kept = lines * (1024 - evicted) as u128 / 1024;
+        let gone = lines - kept;
+        let ns = kept * self.miss(topo.distance(from, to)) as u128
+            + gone * self.costs.miss_ns[2] as u128;
+        (ns / self.costs.mlp as u128) as u64
+    }
+
     /// Reading `bytes` a task on `from` wrote: a fixed cost for the buffer's
     /// shared state plus the data's lines.
     pub fn data_transfer(&self, topo: &Topology, bytes: u64, from: usize, to: usize) -> u64 {
@@ -129,6 +172,59 @@ impl CostModel {
         let Some(i) = d.cost_index() else { return 0 };
         let lines = bytes.div_ceil(CACHE_LINE);
         self.costs.transfer_ns[i] + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
+    }
+
+    /// The node's memory bandwidth as copying work per ns (x
+    /// [`WORK_SCALE`], x 2^16): a copy moves each byte twice (read and
+    /// write, as STREAM's Copy counts them), and a core alone copies
+    /// 1024 bytes in `copy_ns_per_kib` ns at full speed.
+    fn node_copy_work(&self) -> u128 {
+        let c = &self.costs;
+        // bytes per ns = mem_bw_mb_s / 2000; work per byte = WORK_SCALE x copy_ns_per_kib / 1024.
+        ((WORK_SCALE as u128 * c.mem_bw_mb_s as u128 * c.copy_ns_per_kib as u128) << 16)
+            / (2000 * 1024)
+    }
+
+    /// The copying speed (work per ns x [`WORK_SCALE`], at most
+    /// WORK_SCALE) each segment copying on a node gets from the node's
+    /// memory bandwidth. A segment is (its copying part in 1/1024, its
+    /// thread's speed); its copying is spread evenly over it, so at copying
+    /// speed `c` it copies `share x s x c / ((1 - share) c + share x s)` per
+    /// ns. With enough bandwidth every copy runs at its thread's speed;
+    /// otherwise the bandwidth is shared equally: the fastest `c` at which
+    /// the node's copies together fit in it.
+    pub fn copy_cap(&self, segments: &[(u64, u64)]) -> u64 {
+        let limit = self.node_copy_work();
+        let total = |c: u64| -> u128 {
+            segments
+                .iter()
+                .map(|&(share, s)| {
+                    let (sh, s, c) = (share as u128, s as u128, c.min(s) as u128);
+                    let one = COPY_SHARE_ONE as u128;
+                    ((sh * s * c) << 16) / ((one - sh) * c + sh * s).max(1)
+                })
+                .sum()
+        };
+        if total(WORK_SCALE) <= limit {
+            return WORK_SCALE;
+        }
+        let (mut lo, mut hi) = (1, WORK_SCALE);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if total(mid) <= limit {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// Whether copying parts adding up to `copies` (1/1024 each) surely fit
+    /// in the node's bandwidth at full speed.
+    pub fn copies_fit(&self, copies: u64) -> bool {
+        ((copies as u128 * WORK_SCALE as u128) << 16)
+            <= self.node_copy_work() * COPY_SHARE_ONE as u128
     }
 
     /// Work per nanosecond (x [`WORK_SCALE`]) of one thread when `busy` of its
@@ -159,6 +255,39 @@ mod tests {
         assert_eq!(m.data_transfer(&topo, 100, 0, 10), 235);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);
+    }
+
+    #[test]
+    fn copies_share_the_nodes_bandwidth_only_when_they_exceed_it() {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let m = CostModel::new(&topo.costs);
+        // 37.5 GB/s per node is 18.75 GB/s of copying; a core alone copies
+        // 1024 B per 60 ns (17.1 GB/s): 1125 work per ns against 1024.
+        assert_eq!(m.copy_cap(&[(1024, 1024)]), 1024);
+        // Two whole copies share it: 1125 / 2.
+        assert_eq!(m.copy_cap(&[(1024, 1024), (1024, 1024)]), 562);
+        // Two calls copying half of their work fit.
+        assert_eq!(m.copy_cap(&[(512, 1024), (512, 1024)]), 1024);
+        assert!(m.copies_fit(1024));
+        assert!(!m.copies_fit(2048));
+    }
+
+    #[test]
+    fn a_crowded_llc_evicts_part_of_each_working_set() {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let m = CostModel::new(&topo.costs);
+        // 25 MB of L3: 20 MB of working sets fit, 50 MB lose half.
+        assert_eq!(m.evicted(20 * 1024), 0);
+        assert_eq!(m.evicted(50 * 1024), 512);
+        // The same fraction in bytes, for copies between buffers held there:
+        // 80 x 128 KiB of socket buffers fit, 50 MB overflow by half.
+        assert_eq!(m.llc_overflow(80 * 128 * 1024), 0);
+        assert_eq!(m.llc_overflow(50 * 1024 * 1024), 512);
+        // Nothing evicted: the plain refill (none on the same CPU).
+        assert_eq!(m.refill_with_eviction(&topo, 256, 0, 1, 0), 7680);
+        assert_eq!(m.refill_with_eviction(&topo, 256, 3, 3, 0), 0);
+        // Half evicted on the same CPU: 2048 lines from memory (85 ns) / 8.
+        assert_eq!(m.refill_with_eviction(&topo, 256, 3, 3, 512), 2048 * 85 / 8);
     }
 
     #[test]

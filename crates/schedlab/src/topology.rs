@@ -123,6 +123,14 @@ pub struct HwCosts {
     pub transfer_ns: [u64; 4],
     /// Throughput of a core with both SMT threads busy, in percent of one thread alone.
     pub smt_throughput_pct: u32,
+    /// Sustained memory bandwidth of one NUMA node, MB/s, as STREAM counts
+    /// it (a copy moves each byte twice: read and write). Every copy in
+    /// flight on the node's CPUs shares it.
+    pub mem_bw_mb_s: u64,
+    /// Capacity of one last-level cache, KiB. When the working sets of the
+    /// tasks whose data it holds add up to more, a task coming back to it
+    /// finds part of its working set evicted.
+    pub llc_kib: u64,
 }
 
 impl Default for HwCosts {
@@ -145,6 +153,8 @@ impl Default for HwCosts {
             mlp: 8,
             transfer_ns: [10, 40, 120, 200],
             smt_throughput_pct: 125,
+            mem_bw_mb_s: 37_500,
+            llc_kib: 25 * 1024,
         }
     }
 }
@@ -524,6 +534,16 @@ fn validate_costs(c: &HwCosts) -> Result<()> {
             c.smt_throughput_pct
         )));
     }
+    if c.mem_bw_mb_s == 0 {
+        return Err(Error::invalid(
+            "costs.mem_bw_mb_s must be at least 1 (MB/s of memory bandwidth per node)",
+        ));
+    }
+    if c.llc_kib == 0 {
+        return Err(Error::invalid(
+            "costs.llc_kib must be at least 1 (KiB of last-level cache)",
+        ));
+    }
     for pair in c.cstates.windows(2) {
         if pair[1].exit_latency_ns < pair[0].exit_latency_ns {
             return Err(Error::invalid(format!(
@@ -695,6 +715,10 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 cstates: vec![cstate("C1", 3, 6), cstate("C1E", 20, 60)],
                 miss_ns: [5, 20, 100, 160],
                 transfer_ns: [10, 50, 150, 250],
+                // Two channels of DDR2-667 per socket (10.7 GB/s peak) at
+                // STREAM's ~73% of peak; Barcelona's shared L3 is 2 MB.
+                mem_bw_mb_s: 7_800,
+                llc_kib: 2 * 1024,
                 ..base
             },
         ),
@@ -704,6 +728,10 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(2, 1, 1, 10, 2),
             HwCosts {
                 clock_mhz: 2800,
+                // STREAM on 2 x E5-2695 v2 (DDR3-1600): 75 GB/s, 37.5 per
+                // socket; the 10-core E5-2680 v2 has a 25 MB L3.
+                mem_bw_mb_s: 37_500,
+                llc_kib: 25 * 1024,
                 ..base
             },
         ),
@@ -716,6 +744,10 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 cstates: vec![cstate("C1", 1, 2), cstate("C2", 400, 800)],
                 miss_ns: [5, 15, 110, 180],
                 transfer_ns: [10, 40, 180, 280],
+                // Eight channels of DDR4-3200 per socket (204.8 GB/s peak)
+                // at STREAM's ~73% of peak; 32 MB of L3 per CCX.
+                mem_bw_mb_s: 150_000,
+                llc_kib: 32 * 1024,
                 ..base
             },
         ),
@@ -726,6 +758,10 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 clock_mhz: 4000,
                 context_switch_ns: 900,
                 ipi_ns: 1000,
+                // Two channels of DDR4-3200 (51.2 GB/s peak) at STREAM's
+                // ~73% of peak; an 8-core Coffee Lake's 16 MB L3.
+                mem_bw_mb_s: 37_400,
+                llc_kib: 16 * 1024,
                 ..base
             },
         ),
@@ -743,6 +779,9 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 ipi_ns: 1200,
                 virt_ipi_extra_ns: 2400,
                 cstates: vec![cstate("HLT", 2, 2)],
+                // The host's EPYC: a Milan socket's memory, a CCX's 32 MB L3.
+                mem_bw_mb_s: 150_000,
+                llc_kib: 32 * 1024,
                 ..base
             },
         ),

@@ -413,3 +413,173 @@ fn idle_cpus_stop_ticking_so_cost_follows_the_work_not_the_machine() {
         );
     }
 }
+
+/// `pairs` writer/reader pairs streaming 16 KiB chunks through TCP
+/// channels, each pair pinned to two CPUs of its own.
+fn streams(pairs: usize) -> String {
+    messages(pairs, "tcp", 131_072, 16_384)
+}
+
+/// `pairs` writer/reader pairs passing `bytes`-byte messages through
+/// channels of `kind` and `capacity`, each pair pinned to two CPUs of its
+/// own.
+fn messages(pairs: usize, kind: &str, capacity: u64, bytes: u64) -> String {
+    let mut chans = Vec::new();
+    let mut tasks = Vec::new();
+    for i in 0..pairs {
+        chans.push(format!(r#"{{"kind":"{kind}","capacity":{capacity}}}"#));
+        tasks.push(format!(
+            r#"{{"name":"w{i}","affinity":"{}","program":[{{"forever":[{{"write":{{"chan":{i},"bytes":{bytes}}}}}]}}]}}"#,
+            2 * i
+        ));
+        tasks.push(format!(
+            r#"{{"name":"r{i}","affinity":"{}","program":[{{"forever":[{{"read":{{"chan":{i},"bytes":{bytes}}}}}]}}]}}"#,
+            2 * i + 1
+        ));
+    }
+    format!(
+        r#"{{"channels":[{}],"tasks":[{}]}}"#,
+        chans.join(","),
+        tasks.join(",")
+    )
+}
+
+/// Bytes read per pair in a 5 ms run of `pairs` streams.
+fn stream_bytes(costs: &HwCosts, pairs: usize) -> Vec<u64> {
+    bytes_read(costs, &streams(pairs))
+}
+
+/// Bytes read per channel in a 5 ms run of `spec` on 8 CPUs.
+fn bytes_read(costs: &HwCosts, spec: &str) -> Vec<u64> {
+    let topo = machine(1, 1, 8, 1, costs.clone());
+    let out = run(&topo, Era::V6_5, spec, 1, Some(5_000_000));
+    out.channels.iter().map(|c| c.bytes_read).collect()
+}
+
+#[test]
+fn copies_share_the_nodes_memory_bandwidth() {
+    // 60 ns per KiB alone: 17 GB/s of copying per core. 20 GB/s of STREAM
+    // bandwidth is 10 GB/s of copying for the whole node. A 1 KiB LLC
+    // holds almost none of the streams' buffered bytes, so nearly all of
+    // each copy is memory traffic (in a 25 MB LLC none is: the next test).
+    let costs = HwCosts {
+        copy_ns_per_kib: 60,
+        mem_bw_mb_s: 20_000,
+        llc_kib: 1,
+        ..HwCosts::default()
+    };
+    let one = stream_bytes(&costs, 1)[0];
+    let four = stream_bytes(&costs, 4);
+    // Where it binds: four streams (up to eight copies in flight) get less
+    // each than one, and together the node's bandwidth caps them: each byte
+    // is copied twice (send and receive), so at most 10 GB/s / 2 = 5 bytes
+    // per ns flow, 25 MB in 5 ms.
+    let total: u64 = four.iter().sum();
+    assert!(four.iter().all(|&b| b < one), "{four:?} vs {one}");
+    assert!(total <= 25_000_000, "{total}");
+    assert!(total > one, "{total} vs {one}");
+    // With ample bandwidth the same four streams each move what one does.
+    let ample = HwCosts {
+        mem_bw_mb_s: 1_000_000,
+        ..costs.clone()
+    };
+    let one_ample = stream_bytes(&ample, 1)[0];
+    assert!(
+        stream_bytes(&ample, 4).iter().all(|&b| b == one_ample),
+        "{one_ample}"
+    );
+}
+
+#[test]
+fn a_lone_copy_runs_at_the_cores_speed_when_bandwidth_allows() {
+    // Where it does not bind: one copy in flight at a time (writer and
+    // reader on one CPU) is as fast with 40 GB/s as with unlimited memory,
+    // even when a 1 KiB LLC sends nearly all of it to memory.
+    let costs = HwCosts {
+        mem_bw_mb_s: 40_000,
+        llc_kib: 1,
+        ..HwCosts::default()
+    };
+    let topo = machine(1, 1, 2, 1, costs.clone());
+    let pinned = streams(1).replace(r#""affinity":"1""#, r#""affinity":"0""#);
+    let a = run(&topo, Era::V6_5, &pinned, 1, Some(2_000_000));
+    let ample = HwCosts {
+        mem_bw_mb_s: 10_000_000,
+        ..costs
+    };
+    let topo = machine(1, 1, 2, 1, ample);
+    let b = run(&topo, Era::V6_5, &pinned, 1, Some(2_000_000));
+    assert!(a.channels[0].bytes_read > 0);
+    assert_eq!(a.channels[0].bytes_read, b.channels[0].bytes_read);
+}
+
+/// Two tasks on CPU 0 ping-ponging, each with a working set of `ws_kib`.
+fn loop_times_with_working_sets(llc_kib: u64, ws_kib: u64) -> Vec<u64> {
+    let costs = HwCosts {
+        llc_kib,
+        ..HwCosts::default()
+    };
+    let topo = machine(1, 1, 2, 1, costs);
+    let mut spec: serde_json::Value = serde_json::from_str(&ping_pong(50, ("0", "0"))).unwrap();
+    for t in spec["tasks"].as_array_mut().unwrap() {
+        t["working_set_kib"] = ws_kib.into();
+    }
+    steady_loop_times(&run(&topo, Era::V6_5, &spec.to_string(), 1, None))
+}
+
+#[test]
+fn a_crowded_llc_makes_tasks_refill_what_others_evicted() {
+    let none = loop_times_with_working_sets(1024, 0);
+    // Where it binds: 2 x 768 KiB in a 1 MiB LLC. Each switch back finds a
+    // third of the working set evicted and refills it from memory.
+    let crowded = loop_times_with_working_sets(1024, 768);
+    let evicted_lines = 768 * 1024 / 64 * (1024 - 1024 * 1024 / 1536) / 1024;
+    let refill = evicted_lines * HwCosts::default().miss_ns[2] / HwCosts::default().mlp as u64;
+    assert!(refill > 0);
+    assert!(
+        crowded.iter().zip(&none).all(|(c, n)| *c >= n + refill),
+        "{:?} vs {:?}",
+        &crowded[..3],
+        &none[..3]
+    );
+    // Where it does not: the same working sets fit in a 2 MiB LLC, and the
+    // tasks never leave CPU 0, so nothing is refilled.
+    assert_eq!(loop_times_with_working_sets(2048, 768), none);
+}
+
+#[test]
+fn copies_between_buffers_that_fit_in_the_llc_leave_memory_alone() {
+    // A node with 2 GB/s of memory bandwidth: a tenth of what one core
+    // copies, far below what four pairs copy.
+    let slow = HwCosts {
+        copy_ns_per_kib: 60,
+        mem_bw_mb_s: 2_000,
+        ..HwCosts::default()
+    };
+    let ample = HwCosts {
+        mem_bw_mb_s: 10_000_000,
+        ..slow.clone()
+    };
+    // Where it does not bind: hackbench-shaped 100-byte messages through
+    // 64 KiB pipes, and 16 KiB stream chunks through 128 KiB sockets, all
+    // buffered in the default 25 MB LLC: the copies move lines between
+    // caches and run at the cores' speed whatever the memory bandwidth.
+    let small = messages(4, "pipe", 65_536, 100);
+    let fast = bytes_read(&ample, &small);
+    assert!(fast.iter().all(|&b| b > 0));
+    assert_eq!(bytes_read(&slow, &small), fast);
+    assert_eq!(stream_bytes(&slow, 4), stream_bytes(&ample, 4));
+    // Where it binds: the same small messages when the LLC is smaller than
+    // the bytes buffered in the pipes (a 1 KiB LLC) go to memory, and the
+    // node's 2 GB/s slows them.
+    let tiny_llc = |c: &HwCosts| HwCosts {
+        llc_kib: 1,
+        ..c.clone()
+    };
+    assert_eq!(bytes_read(&tiny_llc(&ample), &small), fast);
+    let starved = bytes_read(&tiny_llc(&slow), &small);
+    assert!(
+        starved.iter().zip(&fast).all(|(s, f)| s < f),
+        "{starved:?} vs {fast:?}"
+    );
+}

@@ -5,7 +5,7 @@
 use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
-use crate::cost::WORK_SCALE;
+use crate::cost::{COPY_SHARE_ONE, WORK_SCALE};
 use crate::policy::{NohzBalancer, Picker};
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
@@ -48,6 +48,7 @@ pub(crate) enum SegKind {
 pub(crate) struct Interrupted {
     pub kind: SegKind,
     pub work: u64,
+    pub copy_share: u64,
     pub pending: Pending,
 }
 
@@ -60,6 +61,10 @@ pub(crate) struct Segment {
     /// Work per ns.
     pub rate: u64,
     pub since: u64,
+    /// Of its work, the part copying to or from user memory, in 1/1024:
+    /// spread evenly over the segment, it counts as that many copies in
+    /// flight on the node and runs at the node's bandwidth share.
+    pub copy_share: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -169,20 +174,49 @@ impl Sim {
 
     /// Starts a segment of `ns` of work on `cpu` for its current task.
     pub(crate) fn start_segment(&mut self, cpu: usize, kind: SegKind, ns: u64, pending: Pending) {
-        self.start_work(cpu, kind, ns * WORK_SCALE, pending);
+        self.start_work(cpu, kind, ns * WORK_SCALE, 0, pending);
     }
 
-    /// Like [`Self::start_segment`] with the work already scaled.
-    pub(crate) fn start_work(&mut self, cpu: usize, kind: SegKind, work: u64, pending: Pending) {
+    /// A read's or write's kernel work of `ns`, `copy_ns` of it copying
+    /// data to or from user memory. The copy's lines come from and go to
+    /// `cpu`'s LLC while what it holds (the buffered bytes of the channels
+    /// its CPUs read and write, and the tasks' working sets) fits there;
+    /// only the part that does not fit (`llc_overflow`) is memory traffic
+    /// and shares the node's bandwidth, the rest copies at the core's speed.
+    pub(crate) fn start_copying(&mut self, cpu: usize, ns: u64, copy_ns: u64, pending: Pending) {
+        let llc = self.topo.cpus[cpu].llc;
+        let held = self.llc_ws_kib[llc] as u128 * 1024 + self.llc_buf_bytes[llc] as u128;
+        let dram = self.cost.llc_overflow(held);
+        let share = (copy_ns.min(ns) * dram).checked_div(ns).unwrap_or(0);
+        self.start_work(cpu, SegKind::Kernel, ns * WORK_SCALE, share, pending);
+    }
+
+    /// Like [`Self::start_segment`] with the work already scaled and its
+    /// copying part (1/1024) given.
+    pub(crate) fn start_work(
+        &mut self,
+        cpu: usize,
+        kind: SegKind,
+        work: u64,
+        copy_share: u64,
+        pending: Pending,
+    ) {
         let task = self.cpus[cpu]
             .rq
             .curr
             .expect("a segment needs a running task");
         self.tasks[task].pending = pending;
-        let was_busy = self.cpus[cpu].seg.is_some();
-        let rate = self
-            .cost
-            .smt_rate(self.busy_in_core(cpu) + usize::from(!was_busy));
+        let old_share = self.cpus[cpu].seg.map(|s| s.copy_share);
+        let was_busy = old_share.is_some();
+        let node = self.topo.cpus[cpu].node;
+        let copies_before = self.copies[node];
+        self.copies[node] = self.copies[node] - old_share.unwrap_or(0) + copy_share;
+        let copies_after = self.copies[node];
+        let rate = self.seg_rate(
+            cpu,
+            copy_share,
+            self.busy_in_core(cpu) + usize::from(!was_busy),
+        );
         let c = &mut self.cpus[cpu];
         c.account(
             self.now,
@@ -197,12 +231,99 @@ impl Sim {
             work,
             rate,
             since: self.now,
+            copy_share,
         });
         c.gen += 1;
         let at = self.now + work.div_ceil(rate);
         let gen = c.gen;
         self.queue.push(at, Event::SegmentDone { cpu, gen });
         self.seg_touched.push(cpu);
+        if copies_after != copies_before {
+            self.copies_changed(node);
+        }
+    }
+
+    /// The rate of a segment on `cpu` whose copying part is `copy_share`
+    /// (1/1024) when `nbusy` threads of its core are busy: the other work at
+    /// the thread's speed, the copying at the lesser of that and the
+    /// node's copying speed.
+    fn seg_rate(&self, cpu: usize, copy_share: u64, nbusy: usize) -> u64 {
+        let smt = self.cost.smt_rate(nbusy);
+        if copy_share == 0 {
+            return smt;
+        }
+        let copy = smt.min(self.copy_cap[self.topo.cpus[cpu].node]);
+        if copy == smt {
+            return smt;
+        }
+        // Time per unit of work: (1 - share) / smt + share / copy.
+        let (s, c, sh) = (smt as u128, copy as u128, copy_share as u128);
+        let one = COPY_SHARE_ONE as u128;
+        ((one * s * c) / ((one - sh) * c + sh * s)).max(1) as u64
+    }
+
+    /// A segment copying on `node` started or ended: the node's copying
+    /// speed is worked out again (at once when the copies surely fit in
+    /// its bandwidth), and if it changed every segment copying on the node
+    /// continues at its new rate.
+    fn copies_changed(&mut self, node: usize) {
+        let cap = if self.cost.copies_fit(self.copies[node]) {
+            WORK_SCALE
+        } else {
+            let mut segs = std::mem::take(&mut self.copy_segs);
+            segs.clear();
+            for &cpu in &self.node_cpus[node] {
+                if let Some(seg) = self.cpus[cpu].seg {
+                    if seg.copy_share > 0 {
+                        let smt = self.cost.smt_rate(self.busy_in_core(cpu));
+                        segs.push((seg.copy_share, smt));
+                    }
+                }
+            }
+            let cap = self.cost.copy_cap(&segs);
+            self.copy_segs = segs;
+            cap
+        };
+        if cap == self.copy_cap[node] {
+            return;
+        }
+        self.copy_cap[node] = cap;
+        for i in 0..self.node_cpus[node].len() {
+            let cpu = self.node_cpus[node][i];
+            let Some(seg) = self.cpus[cpu].seg else {
+                continue;
+            };
+            if seg.copy_share > 0 {
+                let rate = self.seg_rate(cpu, seg.copy_share, self.busy_in_core(cpu));
+                self.rerate(cpu, rate);
+            }
+        }
+    }
+
+    /// `cpu`'s segment continues from now at `rate`.
+    fn rerate(&mut self, cpu: usize, rate: u64) {
+        let now = self.now;
+        let c = &mut self.cpus[cpu];
+        if let Some(seg) = &mut c.seg {
+            if seg.rate != rate {
+                seg.work = seg.work.saturating_sub((now - seg.since) * seg.rate);
+                seg.since = now;
+                seg.rate = rate;
+                c.gen += 1;
+                let at = now + seg.work.div_ceil(rate);
+                let gen = c.gen;
+                self.queue.push(at, Event::SegmentDone { cpu, gen });
+            }
+        }
+    }
+
+    /// A segment on `cpu` ended: its copying leaves the node's count.
+    fn seg_ended(&mut self, cpu: usize, copy_share: u64) {
+        if copy_share > 0 {
+            let node = self.topo.cpus[cpu].node;
+            self.copies[node] -= copy_share;
+            self.copies_changed(node);
+        }
     }
 
     /// Stops the current segment, returning the work it had left.
@@ -212,7 +333,10 @@ impl Sim {
         c.gen += 1;
         self.seg_touched.push(cpu);
         match c.seg.take() {
-            Some(s) => s.work.saturating_sub((now - s.since) * s.rate),
+            Some(s) => {
+                self.seg_ended(cpu, s.copy_share);
+                s.work.saturating_sub((now - s.since) * s.rate)
+            }
             None => 0,
         }
     }
@@ -229,27 +353,19 @@ impl Sim {
             return;
         }
         let nbusy = self.busy_in_core(cpu);
-        let rate = self.cost.smt_rate(nbusy);
         for i in 0..self.siblings[cpu].len() {
             let s = self.siblings[cpu][i];
-            let now = self.now;
-            let c = &mut self.cpus[s];
-            if let Some(seg) = &mut c.seg {
-                if seg.rate != rate {
-                    seg.work = seg.work.saturating_sub((now - seg.since) * seg.rate);
-                    seg.since = now;
-                    seg.rate = rate;
-                    c.gen += 1;
-                    let at = now + seg.work.div_ceil(rate);
-                    let gen = c.gen;
-                    self.queue.push(at, Event::SegmentDone { cpu: s, gen });
-                }
+            if let Some(seg) = self.cpus[s].seg {
+                let rate = self.seg_rate(s, seg.copy_share, nbusy);
+                self.rerate(s, rate);
             }
         }
     }
 
     pub(crate) fn segment_done(&mut self, cpu: usize) {
-        self.cpus[cpu].seg = None;
+        if let Some(s) = self.cpus[cpu].seg.take() {
+            self.seg_ended(cpu, s.copy_share);
+        }
         self.seg_touched.push(cpu);
         let task = self.cpus[cpu]
             .rq
@@ -381,6 +497,7 @@ impl Sim {
                 cpu,
                 SegKind::Kernel,
                 left + ns * WORK_SCALE,
+                0,
                 Pending::IrqReturn,
             );
             return true;
@@ -389,6 +506,7 @@ impl Sim {
         self.cpus[cpu].interrupted = Some(Interrupted {
             kind: seg.kind,
             work: left,
+            copy_share: seg.copy_share,
             pending,
         });
         self.start_segment(cpu, SegKind::Kernel, ns, Pending::IrqReturn);
@@ -401,6 +519,7 @@ impl Sim {
         let Interrupted {
             kind,
             work,
+            copy_share,
             pending,
         } = self.cpus[cpu]
             .interrupted
@@ -412,7 +531,7 @@ impl Sim {
             self.cpus[cpu].need_resched = false;
             self.schedule(cpu);
         } else {
-            self.start_work(cpu, kind, work, pending);
+            self.start_work(cpu, kind, work, copy_share, pending);
         }
     }
 

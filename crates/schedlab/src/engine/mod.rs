@@ -152,6 +152,23 @@ pub struct Sim {
     workload: Workload,
     /// SMT siblings of each CPU (itself included).
     siblings: Vec<Vec<usize>>,
+    /// Each node's CPUs.
+    node_cpus: Vec<Vec<usize>>,
+    /// Copies in flight on each node's CPUs (sharing its memory
+    /// bandwidth), in 1/1024: a segment that copies for part of its work
+    /// counts as that part of a copy.
+    copies: Vec<u64>,
+    /// Each node's copying speed (work per ns x WORK_SCALE) from its
+    /// memory bandwidth: WORK_SCALE while the copies fit in it.
+    copy_cap: Vec<u64>,
+    /// Per LLC, the working sets (KiB) of the tasks whose data it holds
+    /// (their warm CPU is one of its CPUs).
+    llc_ws_kib: Vec<u64>,
+    /// Per LLC, the bytes buffered in channels whose last reader or last
+    /// writer ran on one of its CPUs.
+    llc_buf_bytes: Vec<u64>,
+    /// Scratch: the copying segments of a node (share, thread speed).
+    copy_segs: Vec<(u64, u64)>,
     counters: Counters,
     ids: CounterIds,
     marks: Vec<MarkStats>,
@@ -185,6 +202,13 @@ impl Sim {
         let mut counters = Counters::default();
         let ids = CounterIds::new(&mut counters, &topo);
         let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
+        let mut node_cpus = vec![Vec::new(); topo.nnodes()];
+        for (c, info) in topo.cpus.iter().enumerate() {
+            node_cpus[info.node].push(c);
+        }
+        let copies = vec![0; node_cpus.len()];
+        let topo_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(0);
+        let copy_cap = vec![crate::cost::WORK_SCALE; node_cpus.len()];
         let sched = SchedState::new(&topo, &domains, &cfg.policy, 0);
         let mut sim = Sim {
             now: 0,
@@ -211,6 +235,12 @@ impl Sim {
                 .collect(),
             workload: cfg.workload.clone(),
             siblings,
+            node_cpus,
+            copies,
+            copy_cap,
+            copy_segs: Vec::new(),
+            llc_ws_kib: vec![0; topo_llcs],
+            llc_buf_bytes: vec![0; topo_llcs],
             counters,
             ids,
             marks: cfg

@@ -114,6 +114,13 @@ pub(crate) struct Channel {
     /// Bytes a reader can take now.
     readable: u64,
     last_writer_cpu: Option<usize>,
+    /// The LLCs of its last writer and last reader: its buffered bytes
+    /// (`used`) occupy both (the writer's copy puts them in the one, the
+    /// reader's copy pulls them into the other).
+    writer_llc: Option<usize>,
+    reader_llc: Option<usize>,
+    /// What it adds to `Sim::llc_buf_bytes` now: bytes, and the LLCs.
+    charged: (u64, [Option<usize>; 2]),
     pub readers: Vec<usize>,
     pub writers: Vec<usize>,
     /// Traffic in the measured part of the run.
@@ -139,6 +146,9 @@ impl Channel {
             used: 0,
             readable: 0,
             last_writer_cpu: None,
+            writer_llc: None,
+            reader_llc: None,
+            charged: (0, [None, None]),
             readers: Vec::new(),
             writers: Vec::new(),
             stats: ChannelStats::default(),
@@ -238,10 +248,28 @@ impl Sim {
         let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
         let left = std::mem::take(&mut self.tasks[task].compute_left);
         if left > 0 {
-            self.start_work(cpu, SegKind::User, left, Pending::None);
+            self.start_work(cpu, SegKind::User, left, 0, Pending::None);
             return;
         }
         self.advance(cpu, task);
+    }
+
+    /// Channel `chan`'s buffered bytes or its reader's or writer's LLC
+    /// changed: what it adds to each LLC's buffered bytes follows.
+    fn recharge_llcs(&mut self, chan: usize) {
+        let ch = &mut self.chans[chan];
+        let (old, old_llcs) = ch.charged;
+        for l in old_llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] -= old;
+        }
+        let llcs = [
+            ch.writer_llc,
+            ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
+        ];
+        for l in llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] += ch.used;
+        }
+        ch.charged = (ch.used, llcs);
     }
 
     /// Interprets the program until an instruction takes time or blocks.
@@ -266,6 +294,7 @@ impl Sim {
                     let fits = ch.capacity - ch.used >= bytes;
                     if fits || ch.kind == ChannelKind::Udp {
                         // A datagram that does not fit is dropped, the sender unaware.
+                        ch.writer_llc = Some(self.topo.cpus[cpu].llc);
                         if fits {
                             ch.used += bytes;
                         } else if measuring {
@@ -277,6 +306,7 @@ impl Sim {
                             self.cost.copy(bytes)
                         };
                         let msg = self.cost.msg(ch.kind);
+                        self.recharge_llcs(chan);
                         let cost = self.syscall_entry(task) + copy + msg;
                         self.tasks[task].pc += 1;
                         let pending = if fits {
@@ -284,7 +314,7 @@ impl Sim {
                         } else {
                             Pending::None
                         };
-                        self.start_segment(cpu, SegKind::Kernel, cost, pending);
+                        self.start_copying(cpu, cost, copy, pending);
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Write(chan));
                     }
@@ -296,19 +326,22 @@ impl Sim {
                         let take = ch.readable.min(bytes);
                         ch.readable -= take;
                         ch.used -= take;
+                        ch.reader_llc = Some(self.topo.cpus[cpu].llc);
                         if self.now >= self.measure_from_ns {
                             ch.stats.bytes_read += take;
                         }
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
+                        self.recharge_llcs(chan);
+                        let copy = self.cost.copy(take);
                         let cost = self.syscall_entry(task)
-                            + self.cost.copy(take)
+                            + copy
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
                         let t = &mut self.tasks[task];
                         if !std::mem::take(&mut t.read_blocked) {
                             t.lap_from_ns = self.now;
                         }
                         t.pc += 1;
-                        self.start_segment(cpu, SegKind::Kernel, cost, Pending::Drained { chan });
+                        self.start_copying(cpu, cost, copy, Pending::Drained { chan });
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Read(chan));
                     }
@@ -434,12 +467,23 @@ impl Sim {
                 }
                 let ws = self.tasks[task].working_set_kib;
                 let warm = self.tasks[task].warm_cpu.replace(cpu);
-                match warm {
-                    Some(from) if from != cpu && ws > 0 => {
-                        let refill = self.cost.cache_refill(&self.topo, ws, from, cpu);
-                        self.start_segment(cpu, SegKind::User, refill, Pending::None);
+                let refill = match warm {
+                    Some(from) if ws > 0 => {
+                        // Part of it may have been evicted from the LLC
+                        // it was in by the other tasks' working sets there.
+                        let llc = self.topo.cpus[from].llc;
+                        let evicted = self.cost.evicted(self.llc_ws_kib[llc]);
+                        self.llc_ws_kib[llc] -= ws;
+                        self.cost
+                            .refill_with_eviction(&self.topo, ws, from, cpu, evicted)
                     }
-                    _ => self.continue_or_preempt(cpu),
+                    _ => 0,
+                };
+                self.llc_ws_kib[self.topo.cpus[cpu].llc] += ws;
+                if refill > 0 {
+                    self.start_segment(cpu, SegKind::User, refill, Pending::None);
+                } else {
+                    self.continue_or_preempt(cpu);
                 }
             }
             Pending::Deposit { chan, bytes } => {
@@ -532,6 +576,9 @@ impl Sim {
             .detach(&self.ents[task].pelt, self.ents[task].weight);
         self.tasks[task].state = TaskState::Exited;
         self.tasks[task].exited_ns = Some(self.now);
+        if let Some(warm) = self.tasks[task].warm_cpu {
+            self.llc_ws_kib[self.topo.cpus[warm].llc] -= self.tasks[task].working_set_kib;
+        }
         self.schedule(cpu);
     }
 
