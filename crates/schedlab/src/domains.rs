@@ -496,41 +496,53 @@ impl Domains {
                     .collect()
             })
             .collect();
+        // Each (level, span) is built once, however many CPUs share it; its
+        // groups are the costly part on big machines.
+        let mut candidates: Vec<Domain> = Vec::new();
+        let mut candidate_of: BTreeMap<(usize, CpuSet), usize> = BTreeMap::new();
         let mut domains: Vec<Domain> = Vec::new();
-        let mut index: BTreeMap<(usize, CpuSet), usize> = BTreeMap::new();
+        let mut index: BTreeMap<usize, usize> = BTreeMap::new();
         let mut per_cpu = Vec::with_capacity(n);
         for cpu in 0..n {
-            let mut kept: Vec<(usize, Domain)> = Vec::new();
+            let mut kept: Vec<usize> = Vec::new();
             for (li, &(name, kind)) in levels.iter().enumerate() {
                 let span = spans[li][cpu];
-                let groups = groups_of(&span, li.checked_sub(1).map(|c| &spans[c]));
-                let params = level_params(policy, name, kind, span.len(), n)?;
-                let numa_distance = match kind {
-                    Kind::Numa(d) => Some(d),
-                    _ => None,
+                let ci = match candidate_of.get(&(li, span)) {
+                    Some(&ci) => ci,
+                    None => {
+                        let groups = groups_of(&span, li.checked_sub(1).map(|c| &spans[c]));
+                        let params = level_params(policy, name, kind, span.len(), n)?;
+                        let numa_distance = match kind {
+                            Kind::Numa(d) => Some(d),
+                            _ => None,
+                        };
+                        candidates.push(Domain {
+                            level: name,
+                            span,
+                            groups,
+                            params,
+                            numa_distance,
+                        });
+                        candidate_of.insert((li, span), candidates.len() - 1);
+                        candidates.len() - 1
+                    }
                 };
-                let d = Domain {
-                    level: name,
-                    span,
-                    groups,
-                    params,
-                    numa_distance,
-                };
-                if is_degenerate(era, &d) {
+                let d = &candidates[ci];
+                if is_degenerate(era, d) {
                     continue;
                 }
-                if let Some((_, child)) = kept.last() {
-                    if parent_is_degenerate(era, child, &d, topo.nnodes()) {
+                if let Some(&child) = kept.last() {
+                    if parent_is_degenerate(era, &candidates[child], d, topo.nnodes()) {
                         continue;
                     }
                 }
-                kept.push((li, d));
+                kept.push(ci);
             }
             per_cpu.push(
                 kept.into_iter()
-                    .map(|(li, d)| {
-                        *index.entry((li, d.span)).or_insert_with(|| {
-                            domains.push(d);
+                    .map(|ci| {
+                        *index.entry(ci).or_insert_with(|| {
+                            domains.push(candidates[ci].clone());
                             domains.len() - 1
                         })
                     })

@@ -218,12 +218,14 @@ pub struct Topology {
     pub cpus: Vec<CpuInfo>,
     pub distances: Vec<Vec<u32>>,
     pub costs: HwCosts,
-    /// Each CPU's SMT siblings and LLC, computed once: the wakeup scan asks
-    /// for them on every wakeup.
+    /// Each CPU's SMT siblings and LLC, and each node's CPUs, computed once:
+    /// the wakeup scan asks on every wakeup, building the domains per CPU.
     #[serde(skip)]
     core_spans: Vec<CpuSet>,
     #[serde(skip)]
     llc_spans: Vec<CpuSet>,
+    #[serde(skip)]
+    node_spans: Vec<CpuSet>,
     #[serde(skip)]
     smt_threads: usize,
 }
@@ -255,15 +257,17 @@ impl Topology {
             costs: spec.costs.clone(),
             core_spans: Vec::new(),
             llc_spans: Vec::new(),
+            node_spans: Vec::new(),
             smt_threads: 1,
         };
-        let n = topo.ncpus();
-        topo.core_spans = (0..n)
-            .map(|c| topo.span_where(|x| x.core == topo.cpus[c].core))
-            .collect();
-        topo.llc_spans = (0..n)
-            .map(|c| topo.span_where(|x| x.llc == topo.cpus[c].llc))
-            .collect();
+        let per_cpu = |sets: Vec<CpuSet>, key: fn(&CpuInfo) -> usize| -> Vec<CpuSet> {
+            topo.cpus.iter().map(|c| sets[key(c)]).collect()
+        };
+        let cores = per_cpu(topo.spans_by(|c| c.core), |c| c.core);
+        let llcs = per_cpu(topo.spans_by(|c| c.llc), |c| c.llc);
+        topo.node_spans = topo.spans_by(|c| c.node);
+        topo.core_spans = cores;
+        topo.llc_spans = llcs;
         topo.smt_threads = topo.core_spans.iter().map(|s| s.len()).max().unwrap_or(1);
         Ok(topo)
     }
@@ -278,6 +282,16 @@ impl Topology {
 
     pub fn all_cpus(&self) -> CpuSet {
         CpuSet::first_n(self.ncpus())
+    }
+
+    /// The CPUs of each value of `key` (indexed by it), in one pass.
+    fn spans_by(&self, key: fn(&CpuInfo) -> usize) -> Vec<CpuSet> {
+        let n = self.cpus.iter().map(|c| key(c) + 1).max().unwrap_or(0);
+        let mut sets = vec![CpuSet::new(); n];
+        for (i, c) in self.cpus.iter().enumerate() {
+            sets[key(c)].insert(i);
+        }
+        sets
     }
 
     fn span_where(&self, pred: impl Fn(&CpuInfo) -> bool) -> CpuSet {
@@ -305,14 +319,15 @@ impl Topology {
     }
 
     pub fn node_span(&self, cpu: usize) -> CpuSet {
-        let node = self.cpus[cpu].node;
-        self.span_where(|c| c.node == node)
+        self.node_spans[self.cpus[cpu].node]
     }
 
     /// CPUs on nodes within SLIT distance `max_distance` of `cpu`'s node.
     pub fn nodes_within(&self, cpu: usize, max_distance: u32) -> CpuSet {
         let row = &self.distances[self.cpus[cpu].node];
-        self.span_where(|c| row[c.node] <= max_distance)
+        (0..self.nnodes())
+            .filter(|&n| row[n] <= max_distance)
+            .fold(CpuSet::new(), |acc, n| acc.union(&self.node_spans[n]))
     }
 
     /// Distinct SLIT distances, ascending (the local 10 first).
@@ -455,21 +470,22 @@ fn index_places(places: &[CpuPlace]) -> Result<Vec<CpuInfo>> {
         ),
         ("LLC", &llc, |p: &CpuPlace| p.llc),
     ] {
-        for (i, a) in sorted.iter().enumerate() {
-            for (j, b) in sorted.iter().enumerate().skip(i + 1) {
-                if get(a) == get(b) && ids[i] != ids[j] {
-                    return Err(Error::invalid(format!(
-                        "CPUs {} and {} share {what} {} but sit in different {}",
-                        a.cpu,
-                        b.cpu,
-                        get(a),
-                        if what == "package" {
-                            "nodes"
-                        } else {
-                            "nodes or packages"
-                        }
-                    )));
-                }
+        // The first CPU seen with each OS id, and where it sits.
+        let mut first: std::collections::BTreeMap<u32, (usize, usize)> = Default::default();
+        for (j, b) in sorted.iter().enumerate() {
+            let &mut (i, id) = first.entry(get(b)).or_insert((j, ids[j]));
+            if id != ids[j] {
+                return Err(Error::invalid(format!(
+                    "CPUs {} and {} share {what} {} but sit in different {}",
+                    sorted[i].cpu,
+                    b.cpu,
+                    get(b),
+                    if what == "package" {
+                        "nodes"
+                    } else {
+                        "nodes or packages"
+                    }
+                )));
             }
         }
     }

@@ -25,7 +25,7 @@ pub fn view(form: &Form) -> Html {
     let ed = form.editor;
     let exp = &ed.experiment;
     let knobs: Vec<Option<PolicyKnobs>> = (0..exp.variants.len())
-        .map(|i| ed.knobs_of(i).ok())
+        .map(|i| ed.knobs_of(i).ok().cloned())
         .collect();
     html! {
         <section class="panel" id="kernel-panel" aria-labelledby="kernel-h">

@@ -63,7 +63,7 @@ pub fn view(form: &Form, lscpu: &str, set_lscpu: Callback<String>) -> Html {
 /// The machine in words and drawn, with the first variant's domains.
 fn summary(ed: &Editor) -> Html {
     // A distance matrix being typed should not make the drawing vanish.
-    let drawable = ed.topology().or_else(|_| {
+    let drawable = ed.topology().cloned().or_else(|_| {
         let mut spec = ed.experiment.machine.spec()?;
         spec.distances = None;
         Topology::from_spec(&spec)
@@ -71,12 +71,10 @@ fn summary(ed: &Editor) -> Html {
     let Ok(t) = drawable else {
         return html! {};
     };
-    let domains = ed
-        .policy_of(0)
-        .resolve(t.ncpus())
-        .and_then(|p| Domains::build(&t, &p))
-        .ok()
-        .map(Rc::new);
+    let domains = ed.domains().or_else(|| {
+        let p = ed.policy_of(0).resolve(t.ncpus()).ok()?;
+        Domains::build(&t, &p).ok().map(Rc::new)
+    });
     html! {
         <>
             <p class="summary" id="machine-summary">{ t.summary() }</p>

@@ -25,7 +25,8 @@ mod workload;
 pub use edit::{Edit, MachineEdit, PolicyEdit, VariantEdit, WorkloadEdit};
 pub use field::{FieldId, ShapeField, VariantField};
 pub use parse::is_number_list;
-use schedlab::experiment::Experiment;
+use schedlab::domains::Domains;
+use schedlab::experiment::{Experiment, MachineRef};
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::PolicySpec;
 use schedlab::topology::Topology;
@@ -45,6 +46,66 @@ pub struct Editor {
     pub invalid: Option<(FieldId, String)>,
     /// Something an edit did that the user should know (changes dropped).
     pub notice: Option<String>,
+    /// What the panels draw from the machine and the policies, rebuilt only
+    /// when those change: a keystroke in the seed field must not rebuild a
+    /// 1,024-CPU machine's domains.
+    derived: Derived,
+}
+
+/// The topology, each variant's knobs and the first variant's domains, with
+/// the machine and policies they were computed from.
+#[derive(Debug, Clone)]
+struct Derived(Rc<DerivedData>);
+
+#[derive(Debug)]
+struct DerivedData {
+    machine: MachineRef,
+    policies: Vec<PolicySpec>,
+    topology: Result<Topology, Error>,
+    knobs: Vec<Result<PolicyKnobs, Error>>,
+    domains: Option<Rc<Domains>>,
+}
+
+/// A function of the experiment, which `Editor` already compares.
+impl PartialEq for Derived {
+    fn eq(&self, _: &Derived) -> bool {
+        true
+    }
+}
+
+impl Derived {
+    fn of(exp: &Experiment) -> Derived {
+        let policies: Vec<PolicySpec> =
+            (0..exp.variants.len()).map(|i| policy_of(exp, i)).collect();
+        let topology = topology(exp);
+        let knobs = policies
+            .iter()
+            .map(|p| PolicyKnobs::of(topology.as_ref().map_err(Clone::clone)?, p))
+            .collect();
+        let domains = topology.as_ref().ok().and_then(|t| {
+            let p = policies.first()?.resolve(t.ncpus()).ok()?;
+            Domains::build(t, &p).ok().map(Rc::new)
+        });
+        Derived(Rc::new(DerivedData {
+            machine: exp.machine.clone(),
+            policies,
+            topology,
+            knobs,
+            domains,
+        }))
+    }
+
+    /// Itself if `exp` has the same machine and policies, else rebuilt.
+    fn refreshed(&self, exp: &Experiment) -> Derived {
+        let same = self.0.machine == exp.machine
+            && self.0.policies.len() == exp.variants.len()
+            && (0..exp.variants.len()).all(|i| self.0.policies[i] == policy_of(exp, i));
+        if same {
+            self.clone()
+        } else {
+            Derived::of(exp)
+        }
+    }
 }
 
 /// What an edit did: something to tell the user, or why it was refused.
@@ -53,6 +114,7 @@ type Applied = Result<Option<String>, Error>;
 impl Editor {
     pub fn new(experiment: Experiment) -> Editor {
         let mut e = Editor {
+            derived: Derived::of(&experiment),
             experiment,
             field_errors: BTreeMap::new(),
             invalid: None,
@@ -94,8 +156,13 @@ impl Editor {
         presets::unedited(&self.experiment)
     }
 
-    pub fn topology(&self) -> Result<Topology, Error> {
-        topology(&self.experiment)
+    pub fn topology(&self) -> Result<&Topology, Error> {
+        self.derived.0.topology.as_ref().map_err(Clone::clone)
+    }
+
+    /// The first variant's sched domains on this machine (for the drawing).
+    pub fn domains(&self) -> Option<Rc<Domains>> {
+        self.derived.0.domains.clone()
     }
 
     /// Variant `i`'s whole policy.
@@ -103,8 +170,11 @@ impl Editor {
         policy_of(&self.experiment, i)
     }
 
-    pub fn knobs_of(&self, i: usize) -> Result<PolicyKnobs, Error> {
-        knobs_of(&self.experiment, i)
+    pub fn knobs_of(&self, i: usize) -> Result<&PolicyKnobs, Error> {
+        match self.derived.0.knobs.get(i) {
+            Some(k) => k.as_ref().map_err(Clone::clone),
+            None => Err(Error::invalid(format!("there is no variant {i}"))),
+        }
     }
 
     fn revalidate(&mut self, field: &FieldId) {
@@ -137,6 +207,7 @@ impl Reducible for Editor {
                     next.field_errors.clear();
                 }
                 next.field_errors.remove(&field);
+                next.derived = self.derived.refreshed(&next.experiment);
                 next.revalidate(&field);
             }
             Err(e) => {

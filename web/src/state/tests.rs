@@ -425,3 +425,21 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     let err = rt_bad.error_at(&FieldId::RtApp).unwrap().to_string();
     assert!(err.starts_with("tasks.t.lock: the rt-app event"), "{err}");
 }
+
+/// A keystroke that changes neither the machine nor a policy keeps the
+/// topology, knobs and domains already built (the same allocation); a
+/// machine change rebuilds them.
+#[test]
+fn the_drawing_and_knobs_are_rebuilt_only_when_machine_or_policy_change() {
+    let ed = Editor::preset("waweight-tbench");
+    let seeded = edit(ed.clone(), Edit::Workload(WorkloadEdit::Seed("5".into())));
+    assert_eq!(seeded.experiment.seed, 5);
+    assert!(Rc::ptr_eq(&ed.derived.0, &seeded.derived.0));
+    let moved = edit(seeded, Edit::Machine(MachineEdit::Preset("epyc-2s".into())));
+    assert!(!Rc::ptr_eq(&ed.derived.0, &moved.derived.0));
+    assert_eq!(moved.topology().unwrap().ncpus(), 256);
+    assert_eq!(
+        moved.knobs_of(0).unwrap(),
+        &PolicyKnobs::of(&topology(&moved.experiment).unwrap(), &moved.policy_of(0)).unwrap()
+    );
+}
