@@ -911,3 +911,42 @@ fn postgres_backends_pay_process_switches() {
     let (my, pg) = (run_db("mysql"), run_db("pgsql"));
     assert!(pg < my, "mysql {my} tps, pgsql {pg} tps");
 }
+
+#[test]
+fn tbench_replays_the_loadfile_mix_and_its_server_only_answers() {
+    let built = bench(r#"{"kind":"tbench","clients":1}"#).build().unwrap();
+    let client = &built.spec.tasks[0];
+    let Op::Fork(server) = &client.program[0] else {
+        panic!("the client forks its server first")
+    };
+    let Op::Forever(server_ops) = &server.program[0] else {
+        panic!("the server answers forever")
+    };
+    // tbench_srv computes nothing: it reads a request and writes the reply.
+    assert!(server_ops
+        .iter()
+        .all(|op| matches!(op, Op::Read { .. } | Op::Write { .. })));
+    let Op::Forever(client_ops) = &client.program[2] else {
+        panic!("the client replays forever")
+    };
+    let count = |label: &str| {
+        client_ops
+            .iter()
+            .filter(|op| **op == Op::Mark(label.into()))
+            .count()
+    };
+    // 200 operations a cycle; ReadX about 27% of them, WriteX about 8.6%.
+    assert_eq!(count("op"), 200);
+    assert_eq!(count("readx"), 54);
+    assert_eq!(count("writex"), 17);
+    // Replies follow the operation: ReadX's carries the data, WriteX's not.
+    let replies: Vec<u64> = server_ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Write { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .collect();
+    assert!(replies.iter().filter(|&&b| b > 10_000).count() == 54);
+    assert!(replies.iter().filter(|&&b| b < 1_000).count() == 200 - 54);
+}
