@@ -950,3 +950,29 @@ fn tbench_replays_the_loadfile_mix_and_its_server_only_answers() {
     assert!(replies.iter().filter(|&&b| b > 10_000).count() == 54);
     assert!(replies.iter().filter(|&&b| b < 1_000).count() == 200 - 54);
 }
+
+#[test]
+fn the_tick_counts_tasks_waiting_for_a_cpu() {
+    // Four CPU-bound tasks pinned to CPU 0: at each 4 ms tick three wait.
+    let task = |n: &str| {
+        format!(
+            r#"{{"name":"{n}","affinity":"0","program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"tasks":[{},{},{},{}]}}"#,
+        task("a"),
+        task("b"),
+        task("c"),
+        task("d")
+    );
+    let spec: WorkloadSpec = serde_json::from_str(&json).unwrap();
+    let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+    let cfg = SimConfig {
+        duration_ns: Some(40_000_000),
+        ..SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap()
+    };
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    let waiting = out.counters["sched.tick_waiting"];
+    assert!((24..=33).contains(&waiting), "{waiting}");
+}
