@@ -226,6 +226,10 @@ pub enum Counter {
     TtwuSync,
     IpiSent,
     Switches,
+    /// Tasks waiting in a run queue (queued, not running), summed over
+    /// every tick of every CPU: times the tick, the task-time spent
+    /// waiting for a CPU; over the run's length, the mean run queue.
+    TickWaiting,
     Forks,
     /// A waker that woke several tasks at once.
     WakeupOneToMany,
@@ -267,12 +271,13 @@ pub enum Counter {
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 14] = [
+    pub const FIXED: [Counter; 15] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
         Counter::IpiSent,
         Counter::Switches,
+        Counter::TickWaiting,
         Counter::Forks,
         Counter::WakeupOneToMany,
         Counter::WakeWide,
@@ -298,6 +303,7 @@ impl fmt::Display for Counter {
             Counter::TtwuDelayed => f.write_str("ttwu.delayed"),
             Counter::IpiSent => f.write_str("ipi.sent"),
             Counter::Switches => f.write_str("sched.switches"),
+            Counter::TickWaiting => f.write_str("sched.tick_waiting"),
             Counter::Forks => f.write_str("sched.forks"),
             Counter::WakeupOneToMany => f.write_str("wakeup.one_to_many"),
             Counter::WakeWide => f.write_str("wake_wide.wide"),

@@ -51,7 +51,7 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             instructions.push(op.name());
         }
     }
-    assert_eq!(experiments, 2);
+    assert_eq!(experiments, 3);
     // Every instruction has its example.
     instructions.sort_unstable();
     assert_eq!(

@@ -653,6 +653,9 @@ impl Sim {
         if let Some(curr) = self.cpus[cpu].rq.curr {
             self.touch_task(curr);
         }
+        let rq = &self.cpus[cpu].rq;
+        let waiting = (rq.nr_running as u64).saturating_sub(u64::from(rq.curr.is_some()));
+        self.counters.add(self.ids.tick_waiting, waiting);
         let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
         self.cpus[cpu].load_tick_ns = self.now;

@@ -111,6 +111,7 @@ struct CounterIds {
     ipi_sent: usize,
     ttwu_sync: usize,
     switches: usize,
+    tick_waiting: usize,
     forks: usize,
     /// `idle.enter.<C-state>`, by C-state index.
     idle_enter: Vec<usize>,
@@ -131,6 +132,7 @@ impl CounterIds {
             ipi_sent: c.id(&Counter::IpiSent.to_string()),
             ttwu_sync: c.id(&Counter::TtwuSync.to_string()),
             switches: c.id(&Counter::Switches.to_string()),
+            tick_waiting: c.id(&Counter::TickWaiting.to_string()),
             forks: c.id(&Counter::Forks.to_string()),
         }
     }

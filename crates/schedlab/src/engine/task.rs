@@ -94,6 +94,8 @@ pub(crate) struct Task {
     /// Where a `lap` measures from: the wakeup that ended the task's last
     /// blocked read, or that read's completion if it did not block.
     lap_from_ns: u64,
+    /// Bytes the task's last read returned (0 before any), for echo writes.
+    last_read: u64,
     /// The current read blocked (its wakeup set `lap_from_ns`).
     read_blocked: bool,
     /// When the task started, and the end of each timer's current period
@@ -135,6 +137,9 @@ pub struct ChannelStats {
     pub bytes_dropped: u64,
     /// Times a writer blocked because the buffer was full.
     pub writer_blocks: u64,
+    /// Times a reader blocked because the buffer was empty (on a lock
+    /// channel: lock waits).
+    pub reader_blocks: u64,
 }
 
 impl Channel {
@@ -191,6 +196,7 @@ impl Sim {
             wakeup_latency: LatencyHist::default(),
             timer_latency: LatencyHist::default(),
             lap_from_ns: self.now,
+            last_read: 0,
             read_blocked: false,
             started_ns: self.now,
             timers: vec![None; t.timer_slots],
@@ -288,7 +294,13 @@ impl Sim {
                     self.start_segment(cpu, SegKind::User, ns, Pending::None);
                     return;
                 }
-                Insn::Write { chan, bytes } => {
+                Insn::Write { chan, bytes, echo } => {
+                    let last = self.tasks[task].last_read;
+                    let bytes = if echo && last > 0 {
+                        last.min(bytes)
+                    } else {
+                        bytes
+                    };
                     let measuring = self.now >= self.measure_from_ns;
                     let ch = &mut self.chans[chan];
                     let fits = ch.capacity - ch.used >= bytes;
@@ -337,6 +349,7 @@ impl Sim {
                             + copy
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
                         let t = &mut self.tasks[task];
+                        t.last_read = take;
                         if !std::mem::take(&mut t.read_blocked) {
                             t.lap_from_ns = self.now;
                         }
@@ -555,7 +568,12 @@ impl Sim {
             .block_curr(task, &mut self.ents, &self.policy);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
-            Wait::Read(c) => self.chans[c].readers.push(task),
+            Wait::Read(c) => {
+                if self.now >= self.measure_from_ns {
+                    self.chans[c].stats.reader_blocks += 1;
+                }
+                self.chans[c].readers.push(task)
+            }
             Wait::Write(c) => {
                 if self.now >= self.measure_from_ns {
                     self.chans[c].stats.writer_blocks += 1;

@@ -87,8 +87,16 @@ fn default_capacity() -> u64 {
 pub enum Op {
     /// Run in user space for a while.
     Compute(Time),
-    /// Write `bytes` to a channel; blocks while the buffer is full.
-    Write { chan: usize, bytes: u64 },
+    /// Write `bytes` to a channel; blocks while the buffer is full. With
+    /// `echo`, write as many bytes as this task's last read returned (at
+    /// most `bytes`; before any read, `bytes`): a server answering every
+    /// request it drained at once (group commit's flush).
+    Write {
+        chan: usize,
+        bytes: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        echo: bool,
+    },
     /// Read up to `bytes` from a channel; blocks while it is empty.
     Read { chan: usize, bytes: u64 },
     /// Sleep on a timer.
@@ -174,6 +182,7 @@ pub enum Insn {
     Write {
         chan: usize,
         bytes: u64,
+        echo: bool,
     },
     Read {
         chan: usize,
@@ -399,7 +408,7 @@ impl Workload {
                         Insn::Sleep(*t)
                     });
                 }
-                Op::Write { chan, bytes } | Op::Read { chan, bytes } => {
+                Op::Write { chan, bytes, .. } | Op::Read { chan, bytes } => {
                     if *chan >= self.channels.len() {
                         return Err(fail(format!(
                             "channel {chan} does not exist (the workload has {})",
@@ -415,10 +424,11 @@ impl Workload {
                             self.channels[*chan].capacity
                         )));
                     }
-                    code.push(if matches!(op, Op::Write { .. }) {
+                    code.push(if let Op::Write { echo, .. } = op {
                         Insn::Write {
                             chan: *chan,
                             bytes: *bytes,
+                            echo: *echo,
                         }
                     } else {
                         Insn::Read {
@@ -543,7 +553,11 @@ mod tests {
             vec![
                 Insn::Fork(1),
                 Insn::LoopStart { count: 3 },
-                Insn::Write { chan: 0, bytes: 1 },
+                Insn::Write {
+                    chan: 0,
+                    bytes: 1,
+                    echo: false
+                },
                 Insn::Mark(0),
                 Insn::LoopEnd { body: 2 },
             ]

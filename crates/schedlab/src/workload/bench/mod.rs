@@ -455,7 +455,20 @@ pub(crate) fn compute(ns: u64, jitter_pct: u32) -> Op {
 }
 
 pub(crate) fn write(chan: usize, bytes: u64) -> Op {
-    Op::Write { chan, bytes }
+    Op::Write {
+        chan,
+        bytes,
+        echo: false,
+    }
+}
+
+/// A write of as many bytes as the task's last read returned (at most `bytes`).
+pub(crate) fn echo(chan: usize, bytes: u64) -> Op {
+    Op::Write {
+        chan,
+        bytes,
+        echo: true,
+    }
 }
 
 pub(crate) fn read(chan: usize, bytes: u64) -> Op {

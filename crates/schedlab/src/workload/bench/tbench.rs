@@ -1,11 +1,13 @@
 //! tbench N: N client processes, each with one loopback TCP connection to
 //! a forked server process: N strict 1:1 pairs. Each client replays an
-//! NBENCH-like loadfile; every operation is one request and one response.
-//! The mix here cycles ReadX (55-byte request, 4 KiB + 4 reply), a small
-//! metadata call, and WriteX (4 KiB + 51 request, 41-byte reply), with the
-//! server's work per operation. Prints throughput and the worst single
-//! operation's latency. Left out: the real loadfile's hundreds of
-//! operations and the file server's disk behaviour.
+//! NBENCH-like loadfile; every operation is one request and one response,
+//! sized as tbench's sockio.c sends them. The operations follow
+//! client.txt's mix (counts from a published dbench run), in a cycle of 200
+//! each client replays. The server (tbench_srv) only reads each request and
+//! sends back the reply size it names: its work is those system calls and
+//! copies. Prints throughput and the worst single operation's latency.
+//! Left out: the loadfile's own order and per-line sizes (every ReadX and
+//! WriteX moves the run's average), its sleeps, and file names' lengths.
 
 use super::{
     channel, check, compute, fmt_g, mark, mark_rate, mark_stats, ms_to_ns, read, task, write,
@@ -39,16 +41,86 @@ fn default_duration() -> u64 {
     600_000
 }
 
-const IO_SIZE: u64 = 4096;
-/// (request bytes, reply bytes, server work ns, payload counted, label).
-const OPS: [(u64, u64, u64, u64, &str); 3] = [
-    (55, IO_SIZE + 4, 2_500, IO_SIZE, "readx"),
-    (90, 120, 1_200, 0, "qpathinfo"),
-    (IO_SIZE + 51, 41, 3_500, IO_SIZE, "writex"),
+/// dbench's client.txt operation mix: each operation's count in a
+/// published dbench run (`dbench -t 1000 10` on ext4 over md RAID, linux-raid
+/// list; the table dbench prints), as (label, count). Deltree sends no
+/// packet in tbench; Mkdir, LockX and UnlockX round to none of 200.
+const MIX: [(&str, u64); 13] = [
+    ("ntcreatex", 9_805_011),
+    ("close", 7_202_525),
+    ("rename", 415_213),
+    ("unlink", 1_980_066),
+    ("qpathinfo", 8_887_512),
+    ("qfileinfo", 1_557_262),
+    ("qfsinfo", 1_629_582),
+    ("sfileinfo", 798_756),
+    ("find", 3_436_004),
+    ("writex", 4_887_239),
+    ("readx", 15_370_483),
+    ("lockx", 31_934),
+    ("flush", 687_205),
 ];
+/// Operations in the cycle each client replays.
+const CYCLE: u64 = 200;
+/// Bytes per ReadX or WriteX: the same run moved 307.799 MB/s for 1000 s
+/// (dbench counts ReadX's and WriteX's data, 1e6 bytes a MB) in 20,257,722
+/// of them.
+const IO_BYTES: u64 = 15_194;
+/// A path in the loadfile ("\\clients\\client1\\~dmtmp\\..."), characters
+/// (an estimate), and the entries a FIND_FIRST returns (an estimate).
+const NAME: u64 = 40;
+const FIND_COUNT: u64 = 10;
 /// The client's own work per operation (parsing the loadfile line).
 const CLIENT_NS: u64 = 1_000;
 const SOCKET_BUFFER: u64 = 131_072;
+
+/// An operation's packets as tbench's sockio.c sends them (do_packets:
+/// request bytes, reply bytes), and its payload (counted in MB/sec).
+fn packets(label: &str) -> (u64, u64, u64) {
+    match label {
+        "ntcreatex" => (70 + 2 + NAME * 2 + 2, 39 + 12 * 4, 0),
+        "close" => (39 + 8, 39, 0),
+        "rename" => (39 + 8 + 2 * NAME + 2 * NAME, 39, 0),
+        "unlink" => (39 + 2 + NAME * 2 + 2, 39, 0),
+        "qpathinfo" => (39 + 16 + 2 * NAME, 39 + 32, 0),
+        "qfileinfo" | "qfsinfo" => (39 + 20, 39 + 32, 0),
+        "sfileinfo" => (39 + 32, 39 + 8, 0),
+        "find" => (39 + 20 + NAME * 2, 39 + 90 * FIND_COUNT, 0),
+        "writex" => (39 + 20 + IO_BYTES, 39 + 16, IO_BYTES),
+        "readx" => (39 + 20, 39 + 20 + IO_BYTES, IO_BYTES),
+        "lockx" => (39 + 12, 39, 0),
+        "flush" => (39 + 2, 39, 0),
+        _ => unreachable!("{label} is not in the mix"),
+    }
+}
+
+/// The cycle's operations: the mix scaled to `CYCLE` (largest remainders),
+/// interleaved by smooth weighted round robin so each kind is spread out.
+fn cycle() -> Vec<&'static str> {
+    let total: u64 = MIX.iter().map(|m| m.1).sum();
+    let mut counts: Vec<(u64, u64)> = MIX
+        .iter()
+        .map(|&(_, n)| (n * CYCLE / total, n * CYCLE % total))
+        .collect();
+    let short = CYCLE - counts.iter().map(|c| c.0).sum::<u64>();
+    let mut by_rem: Vec<usize> = (0..MIX.len()).collect();
+    by_rem.sort_by_key(|&i| std::cmp::Reverse(counts[i].1));
+    for &i in by_rem.iter().take(short as usize) {
+        counts[i].0 += 1;
+    }
+    let mut current = vec![0i64; MIX.len()];
+    let mut out = Vec::new();
+    for _ in 0..CYCLE {
+        for (c, n) in current.iter_mut().zip(&counts) {
+            *c += n.0 as i64;
+        }
+        let best = (0..MIX.len()).max_by_key(|&i| (current[i], std::cmp::Reverse(i)));
+        let best = best.expect("the mix is not empty");
+        current[best] -= CYCLE as i64;
+        out.push(MIX[best].0);
+    }
+    out
+}
 
 impl Tbench {
     pub fn build(&self) -> Result<Built> {
@@ -61,6 +133,7 @@ impl Tbench {
             0,
             self.duration_ms.saturating_sub(1),
         )?;
+        let ops = cycle();
         let mut channels = Vec::new();
         let mut tasks = Vec::new();
         for c in 0..self.clients as usize {
@@ -69,15 +142,20 @@ impl Tbench {
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
             let mut client_ops = Vec::new();
             let mut server_ops = Vec::new();
-            for (req, reply, work, _, label) in OPS {
-                client_ops.extend([
-                    compute(CLIENT_NS, 30),
-                    write(up, req),
-                    read(down, reply),
-                    mark(label),
-                    mark("op"),
-                ]);
-                server_ops.extend([read(up, req), compute(work, 30), write(down, reply)]);
+            for &label in &ops {
+                let (req, reply, payload) = packets(label);
+                // do_packets: send, then read the reply (its 4-byte length
+                // and the rest, two system calls, as one read: the run
+                // stays fast enough for the page).
+                client_ops.extend([compute(CLIENT_NS, 30), write(up, req), read(down, reply)]);
+                if payload > 0 {
+                    client_ops.push(mark(label));
+                }
+                client_ops.push(mark("op"));
+                // tbench_srv: read the request (length and rest, as one
+                // read), send back the reply size the header asked for; no
+                // other work.
+                server_ops.extend([read(up, req), write(down, reply)]);
             }
             let server = task(
                 format!("server{c}"),
@@ -100,9 +178,9 @@ impl Tbench {
 
     pub fn report(&self, out: &RunOutput) -> Report {
         // Payload per second, each operation's rate read from time.
-        let mb_sec: f64 = OPS
+        let mb_sec: f64 = ["readx", "writex"]
             .iter()
-            .map(|&(_, _, _, payload, label)| mark_rate(out, label) * payload as f64)
+            .map(|&label| mark_rate(out, label) * packets(label).2 as f64)
             .sum::<f64>()
             / 1e6;
         let max_latency_ms = mark_stats(out, "op").map_or(0, |m| m.interval_max_ns) as f64 / 1e6;

@@ -795,3 +795,184 @@ fn numbers_print_as_c_percent_g_does() {
     assert_eq!(fmt_g(0.0001234), "0.0001234");
     assert_eq!(fmt_g(0.0), "0");
 }
+
+fn detail(r: &Report, name: &str) -> f64 {
+    r.details.iter().find(|d| d.0 == name).unwrap().1
+}
+
+#[test]
+fn group_commit_covers_concurrent_commits_with_one_flush() {
+    // One connection: every flush covers its one commit.
+    let b = bench(r#"{"kind":"sysbench","threads":1,"duration_ms":40,"warmup_ms":5}"#);
+    let (_, r) = run("desktop-8c", Era::V6_5, &b);
+    let alone = detail(&r, "commits_per_flush");
+    assert!((alone - 1.0).abs() < 0.05, "{alone}");
+    // Sixteen: commits queue while a flush is under way and share the next.
+    let b = bench(r#"{"kind":"sysbench","threads":16,"duration_ms":40,"warmup_ms":5}"#);
+    let (_, r) = run("desktop-8c", Era::V6_5, &b);
+    let grouped = detail(&r, "commits_per_flush");
+    assert!(grouped > 1.2, "16 connections: {grouped} commits per flush");
+}
+
+#[test]
+fn echo_writes_what_the_last_read_returned() {
+    // Three 1-byte requests drained by one read are answered by one echo
+    // of three bytes: all three waiters get through.
+    let spec: WorkloadSpec = serde_json::from_str(
+        r#"{"channels":[{"kind":"pipe"},{"kind":"pipe"}],"tasks":[
+        {"name":"srv","program":[{"sleep":{"ns":100000}},{"read":{"chan":0,"bytes":64}},
+          {"write":{"chan":1,"bytes":64,"echo":true}}]},
+        {"name":"a","program":[{"write":{"chan":0,"bytes":1}},{"read":{"chan":1,"bytes":1}},{"mark":"done"}]},
+        {"name":"b","program":[{"write":{"chan":0,"bytes":1}},{"read":{"chan":1,"bytes":1}},{"mark":"done"}]},
+        {"name":"c","program":[{"write":{"chan":0,"bytes":1}},{"read":{"chan":1,"bytes":1}},{"mark":"done"}]}
+        ]}"#,
+    )
+    .unwrap();
+    let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+    let cfg = SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap();
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    assert_eq!(mark_stats(&out, "done").unwrap().count, 3);
+    assert_eq!(out.channels[1].bytes_written, 3);
+}
+
+#[test]
+fn a_lock_channel_serialises_its_holders() {
+    // Four threads on eight CPUs each hold the lock for 100 us, ten times:
+    // one at a time, so the run takes at least 40 holds, and they wait.
+    let holder = |name: &str| {
+        format!(
+            r#"{{"name":"{name}","program":[{{"loop":{{"count":10,"body":[
+            {{"read":{{"chan":0,"bytes":1}}}},{{"compute":{{"ns":100000}}}},
+            {{"write":{{"chan":0,"bytes":1}}}},{{"compute":{{"ns":20000}}}}]}}}}]}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"channels":[{{"kind":"pipe","capacity":1}}],"tasks":[
+        {{"name":"init","program":[{{"write":{{"chan":0,"bytes":1}}}}]}},{},{},{},{}]}}"#,
+        holder("a"),
+        holder("b"),
+        holder("c"),
+        holder("d")
+    );
+    let spec: WorkloadSpec = serde_json::from_str(&json).unwrap();
+    let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+    let cfg = SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap();
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    assert!(out.end_ns >= 40 * 100_000, "{} ns", out.end_ns);
+    assert!(out.channels[0].reader_blocks >= 10, "{:?}", out.channels[0]);
+    // Without the lock, four CPUs run them side by side in about a quarter.
+    assert!(out.end_ns < 40 * 120_000 + 500_000, "{} ns", out.end_ns);
+}
+
+#[test]
+fn sysbench_row_locks_wait_more_as_connections_grow() {
+    let waits = |threads: u64| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":{threads},"duration_ms":40,"warmup_ms":5}}"#
+        ));
+        let (_, r) = run("desktop-8c", Era::V6_5, &b);
+        detail(&r, "lock_waits_per_txn")
+    };
+    let (few, many) = (waits(2), waits(32));
+    assert!(many > 4.0 * few.max(0.01), "2: {few}, 32: {many}");
+}
+
+#[test]
+fn postgres_backends_are_processes_mysql_connections_threads() {
+    let servers = |db: &str| {
+        let b = bench(&format!(r#"{{"kind":"sysbench","threads":4,"db":"{db}"}}"#));
+        let built = b.build().unwrap();
+        built
+            .spec
+            .tasks
+            .iter()
+            .filter(|t| !t.name.starts_with("sysbench"))
+            .map(|t| t.process)
+            .collect::<Vec<_>>()
+    };
+    // MySQL: the log writer and connection threads share one address space.
+    let my = servers("mysql");
+    assert!(my.iter().all(|p| p.is_some() && *p == my[0]), "{my:?}");
+    // PostgreSQL: each backend (and the WAL writer) a process of its own,
+    // so switching between them pays the process switch.
+    assert!(servers("pgsql").iter().all(Option::is_none));
+}
+
+#[test]
+fn postgres_backends_pay_process_switches() {
+    let run_db = |db: &str| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":16,"db":"{db}","read_only":true,"affinity":"0-1","duration_ms":30,"warmup_ms":5}}"#
+        ));
+        run("desktop-8c", Era::V6_5, &b).1.value
+    };
+    // Read-only (no locks or log), crowded on two CPUs: every statement is
+    // two switches, and a backend's are process switches.
+    let (my, pg) = (run_db("mysql"), run_db("pgsql"));
+    assert!(pg < my, "mysql {my} tps, pgsql {pg} tps");
+}
+
+#[test]
+fn tbench_replays_the_loadfile_mix_and_its_server_only_answers() {
+    let built = bench(r#"{"kind":"tbench","clients":1}"#).build().unwrap();
+    let client = &built.spec.tasks[0];
+    let Op::Fork(server) = &client.program[0] else {
+        panic!("the client forks its server first")
+    };
+    let Op::Forever(server_ops) = &server.program[0] else {
+        panic!("the server answers forever")
+    };
+    // tbench_srv computes nothing: it reads a request and writes the reply.
+    assert!(server_ops
+        .iter()
+        .all(|op| matches!(op, Op::Read { .. } | Op::Write { .. })));
+    let Op::Forever(client_ops) = &client.program[2] else {
+        panic!("the client replays forever")
+    };
+    let count = |label: &str| {
+        client_ops
+            .iter()
+            .filter(|op| **op == Op::Mark(label.into()))
+            .count()
+    };
+    // 200 operations a cycle; ReadX about 27% of them, WriteX about 8.6%.
+    assert_eq!(count("op"), 200);
+    assert_eq!(count("readx"), 54);
+    assert_eq!(count("writex"), 17);
+    // Replies follow the operation: ReadX's carries the data, WriteX's not.
+    let replies: Vec<u64> = server_ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Write { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .collect();
+    assert!(replies.iter().filter(|&&b| b > 10_000).count() == 54);
+    assert!(replies.iter().filter(|&&b| b < 1_000).count() == 200 - 54);
+}
+
+#[test]
+fn the_tick_counts_tasks_waiting_for_a_cpu() {
+    // Four CPU-bound tasks pinned to CPU 0: at each 4 ms tick three wait.
+    let task = |n: &str| {
+        format!(
+            r#"{{"name":"{n}","affinity":"0","program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"tasks":[{},{},{},{}]}}"#,
+        task("a"),
+        task("b"),
+        task("c"),
+        task("d")
+    );
+    let spec: WorkloadSpec = serde_json::from_str(&json).unwrap();
+    let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+    let cfg = SimConfig {
+        duration_ns: Some(40_000_000),
+        ..SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap()
+    };
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    let waiting = out.counters["sched.tick_waiting"];
+    assert!((24..=33).contains(&waiting), "{waiting}");
+}
