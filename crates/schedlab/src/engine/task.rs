@@ -227,7 +227,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .place(id, &mut self.ents, true, &self.policy);
-        self.cpus[cpu].rq.enqueue(id, &self.ents);
+        self.cpus[cpu].rq.enqueue(id, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
         self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu);
@@ -725,7 +725,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .place(task, &mut self.ents, false, &self.policy);
-        self.cpus[cpu].rq.enqueue(task, &self.ents);
+        self.cpus[cpu].rq.enqueue(task, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
     }
@@ -765,7 +765,7 @@ impl Sim {
                 .rq
                 .place(task, &mut self.ents, false, &self.policy);
         }
-        self.cpus[to].rq.enqueue(task, &self.ents);
+        self.cpus[to].rq.enqueue(task, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
         // A delayed task (EEVDF) moves still asleep, and stays delayed.
         if !self.ents[task].delayed {

@@ -234,6 +234,22 @@ pub enum ActiveBalance {
     TaskMigrationOnly,
 }
 
+/// Which end of the run queue's task list load balancing detaches from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachOrder {
+    /// v2.6.27 / v2.6.28 balance_tasks with load_balance_start_fair: from
+    /// the head of cfs_rq->tasks, where account_entity_enqueue adds each
+    /// enqueued task; nothing else reorders the list, so the most recently
+    /// enqueued task (the running one included) is examined first.
+    NewestEnqueuedFirst,
+    /// v4.15 / v6.5 / v6.12 detach_tasks: from the tail of rq->cfs_tasks.
+    /// An enqueue adds a task at the head and pick_next_task_fair moves
+    /// each pick there (most recently used first), so the least recently
+    /// picked task is examined first; a task detach_tasks skips is moved
+    /// to the head too.
+    LeastRecentlyUsedFirst,
+}
+
 /// The buddies set when a woken task is checked against the running one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeupBuddies {
@@ -299,6 +315,7 @@ pub struct EraRules {
     /// siblings (SD_SHARE_CPUCAPACITY; v6.5, not 4.15 or 2.6.2x).
     pub smt_never_hot: bool,
     pub cache_hot_buddy: CacheHotBuddy,
+    pub detach_order: DetachOrder,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
     pub full_sleeper_credit: bool,
@@ -370,6 +387,7 @@ const V2_6_27: EraRules = EraRules {
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::Next,
+    detach_order: DetachOrder::NewestEnqueuedFirst,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     wakeup_buddies: WakeupBuddies::Always,
@@ -415,6 +433,7 @@ const V4_15: EraRules = EraRules {
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
+    detach_order: DetachOrder::LeastRecentlyUsedFirst,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     wakeup_buddies: WakeupBuddies::ByFeature,

@@ -12,7 +12,7 @@ use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
 use crate::policy::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, GroupCompare, NewidleGate, SdFlag,
 };
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
@@ -677,8 +677,8 @@ fn detach_and_attach(
     level: &'static str,
     work: &mut LbWork,
 ) -> usize {
-    let loop_max = (env.policy().tunables.nr_migrate as usize).min(env.rq(busiest).nr_running);
-    let candidates: Vec<usize> = env.rq(busiest).queued().rev().take(loop_max).collect();
+    let order = env.policy().era.rules().detach_order;
+    let candidates = detach_candidates(env, busiest);
     let mut left = imb.amount as i64;
     let mut moved = 0;
     for t in candidates {
@@ -686,11 +686,20 @@ fn detach_and_attach(
             break;
         }
         work.examined += 1;
-        if !env.allowed(t).contains(this) {
+        // A task detach_tasks (4.15+) passes over goes to the list's head.
+        let skip = |env: &mut _, t| {
+            if order == DetachOrder::LeastRecentlyUsedFirst {
+                SchedEnv::list_move_head(env, busiest, t);
+            }
+        };
+        // can_migrate_task: affinity, then the running task, then task_hot.
+        if !env.allowed(t).contains(this) || env.rq(busiest).curr == Some(t) {
+            skip(env, t);
             continue;
         }
         if !hot_ok && task_hot(env, t, busiest, this) {
             env.count(lb(level, idle, LbOutcome::HotRefused));
+            skip(env, t);
             continue;
         }
         let balance_load = env.policy().era.rules().balance_load;
@@ -704,6 +713,7 @@ fn detach_and_attach(
         // Skip a task whose half load exceeds what is left to move
         // (balance_tasks v2.6.28, detach_tasks v4.15).
         if balance_load != BalanceLoad::Pelt && (load / 2) as i64 > left {
+            skip(env, t);
             continue;
         }
         env.migrate_queued(t, busiest, this, Reason::LoadBalance);
@@ -719,6 +729,31 @@ fn detach_and_attach(
         }
     }
     moved
+}
+
+/// The tasks of `busiest`'s list (the running one included) in the order
+/// the era's balancer walks them, as many as it looks at:
+/// balance_tasks (v2.6.28) from the head of cfs_rq->tasks, newest enqueue
+/// first, until `loops++ > sysctl_sched_nr_migrate`; detach_tasks (v4.15,
+/// v6.5) from the tail of cfs_tasks, least recently picked first, at most
+/// loop_max = min(nr_migrate, nr_running). Sorting by the stamps costs
+/// O(n log n) per balance and nothing per pick.
+fn detach_candidates(env: &impl SchedEnv, busiest: usize) -> Vec<usize> {
+    let rq = env.rq(busiest);
+    let nr_migrate = env.policy().tunables.nr_migrate as usize;
+    let mut tasks: Vec<usize> = rq.curr.into_iter().chain(rq.queued()).collect();
+    let limit = match env.policy().era.rules().detach_order {
+        DetachOrder::NewestEnqueuedFirst => {
+            tasks.sort_by_key(|&t| std::cmp::Reverse(env.entity(t).enqueued_seq));
+            nr_migrate + 1
+        }
+        DetachOrder::LeastRecentlyUsedFirst => {
+            tasks.sort_by_key(|&t| env.entity(t).mru_seq);
+            nr_migrate.min(rq.nr_running)
+        }
+    };
+    tasks.truncate(limit);
+    tasks
 }
 
 /// A task ran within migration_cost, or is its queue's buddy (CACHE_HOT_BUDDY).
@@ -942,15 +977,15 @@ mod tests {
         let mut work = LbWork::default();
         assert_eq!(load_balance(&mut env, 1, mc, IdleType::Idle, &mut work), 1);
         // It read all 16 CPUs (CPU 1 itself, its sibling 9, 14 in the LLC),
-        // then the busiest core {0, 8} again, locked CPU 0's queue and moved
-        // the first task it examined.
+        // then the busiest core {0, 8} again, locked CPU 0's queue and
+        // examined two tasks from the tail of cfs_tasks: the running hog 0
+        // (picked before 1 and 2 were enqueued), skipped, then hog 1, moved.
         assert_eq!(work.visited(&env.topo), [1, 1, 16, 0, 0]);
         assert_eq!(work.locked, Some(CpuDistance::SameLlc));
-        assert_eq!((work.examined, work.moved), (1, 1));
+        assert_eq!((work.examined, work.moved), (2, 1));
         assert_eq!(env.migrated.len(), 1);
         let (task, from, to, why) = env.migrated[0];
-        // detach_tasks walks from the tail of the queue: the last hog queued.
-        assert_eq!((task, from, to, why), (2, 0, 1, Reason::LoadBalance));
+        assert_eq!((task, from, to, why), (1, 0, 1, Reason::LoadBalance));
         for c in [
             lb("MC", IdleType::Idle, LbOutcome::Imbalanced),
             lb("MC", IdleType::Idle, LbOutcome::Pulled),
@@ -966,6 +1001,95 @@ mod tests {
             );
         }
         assert_eq!(env.state.lb[1][mc].nr_balance_failed, 0);
+    }
+
+    /// balance_tasks with load_balance_start_fair (v2.6.28 kernel/sched.c,
+    /// sched_fair.c): the walk starts at the head of cfs_rq->tasks, where
+    /// account_entity_enqueue puts each enqueued task; picks do not move
+    /// it. CPU 0 runs hog 0 with hogs 1, 2, 3 queued, then hog 1 sleeps
+    /// and wakes: the list from its head is 1, 3, 2, 0. A one-task
+    /// imbalance (1024) moves hog 1; two tasks move 1 then 3. (Highest
+    /// vruntime first, the old order, would have taken 3 first.)
+    #[test]
+    fn balance_tasks_2_6_28_detaches_the_newest_enqueued_first() {
+        for (amount, want) in [(1024, vec![1]), (2048, vec![1, 3])] {
+            let mut env = TestEnv::era("phoenix-2008", Era::V2_6_28);
+            env.hogs(&[0], 4);
+            env.rqs[0].dequeue(1, &mut env.ents, &env.policy);
+            env.rqs[0].enqueue(1, &mut env.ents);
+            let imb = Imbalance {
+                group: 0,
+                amount,
+                kind: Migrate::Load,
+            };
+            let mut work = LbWork::default();
+            let moved =
+                detach_and_attach(&mut env, 0, 1, imb, IdleType::Idle, true, "MC", &mut work);
+            let tasks: Vec<usize> = env.migrated.iter().map(|m| m.0).collect();
+            assert_eq!(
+                (moved, tasks, work.examined),
+                (want.len(), want.clone(), want.len() as u32)
+            );
+        }
+    }
+
+    /// detach_tasks (v4.15 kernel/sched/fair.c; v6.5 and v6.12 alike): the
+    /// walk takes the tail of rq->cfs_tasks, an enqueue adds at the head,
+    /// pick_next_task_fair moves each pick to the head, and a task the walk
+    /// skips goes to the head too. CPU 0: hogs 0..3 enqueued in order with
+    /// 0 picked first; then 3 is picked, then 0 again. From the tail the
+    /// list is 1, 2, 3, 0 (running). Hog 1 may run only on CPU 0.
+    /// A one-task imbalance examines 1 (pinned: to the head), then moves 2
+    /// (highest vruntime first, the old order, took 3). The next balance,
+    /// for two tasks, sees 3, 0, 1: moves 3, skips the running 0 and the
+    /// pinned 1, having examined all three.
+    #[test]
+    fn detach_tasks_4_15_takes_the_least_recently_picked_first() {
+        let mut env = TestEnv::era("desktop-8c", Era::V4_15);
+        env.hogs(&[0], 4);
+        env.rqs[0].put_prev(0, &env.ents);
+        env.rqs[0].set_curr(3, &mut env.ents, env.now);
+        env.rqs[0].put_prev(3, &env.ents);
+        env.rqs[0].set_curr(0, &mut env.ents, env.now);
+        env.affinity[1] = CpuSet::single(0);
+        for t in 1..4 {
+            env.ents[t].exec_start_ns = env.now - 10_000_000;
+        }
+        let imb = |amount| Imbalance {
+            group: 0,
+            amount,
+            kind: Migrate::Load,
+        };
+        let mut work = LbWork::default();
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            1,
+            imb(1024),
+            IdleType::Idle,
+            true,
+            "MC",
+            &mut work,
+        );
+        assert_eq!((moved, work.examined), (1, 2));
+        assert_eq!(env.migrated[0].0, 2);
+        assert!(
+            env.ents[1].mru_seq > env.ents[0].mru_seq,
+            "the skipped task went to the head"
+        );
+        let mut work = LbWork::default();
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            2,
+            imb(2048),
+            IdleType::Idle,
+            true,
+            "MC",
+            &mut work,
+        );
+        assert_eq!((moved, work.examined), (1, 3));
+        assert_eq!(env.migrated[1].0, 3);
     }
 
     /// idle_balance / load_balance_newidle (v2.6.27): CPU 1 is about to

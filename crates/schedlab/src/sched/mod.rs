@@ -195,6 +195,9 @@ pub trait SchedEnv {
     fn decay_idle_load(&mut self, cpu: usize);
     /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);
+    /// Moves `task`, on `cpu`'s queue, to the head of its task list
+    /// (detach_tasks' list_move of a task it skips, v4.15+).
+    fn list_move_head(&mut self, cpu: usize, task: usize);
     /// The stopper on `from` pushes its running task to `to`; whether one moved.
     fn active_balance(&mut self, from: usize, to: usize) -> bool;
 }
