@@ -234,6 +234,23 @@ pub enum ActiveBalance {
     TaskMigrationOnly,
 }
 
+/// How the fork / exec / BALANCE_WAKE slow path picks the idlest group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdlestGroup {
+    /// v2.6.28 find_idlest_group: the lowest average load (source_load
+    /// locally, target_load elsewhere, forkexec_idx); stay local unless
+    /// 100 x local >= (100 + (pct - 100) / 2) x idlest.
+    ByLoad,
+    /// v4.15 find_idlest_group: runnable load compared with an absolute
+    /// margin 1024 x (pct - 100) / 100, blocked-inclusive load
+    /// (cfs_rq_load_avg) breaking near-ties by imbalance_scale, and for
+    /// exec and wake a spare-capacity path first.
+    RunnableThenBlocked,
+    /// v6.5 find_idlest_group: group types first, then idle CPUs and
+    /// utilisation or average load.
+    Classified,
+}
+
 /// Which end of the run queue's task list load balancing detaches from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetachOrder {
@@ -316,6 +333,7 @@ pub struct EraRules {
     pub smt_never_hot: bool,
     pub cache_hot_buddy: CacheHotBuddy,
     pub detach_order: DetachOrder,
+    pub idlest_group: IdlestGroup,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
     pub full_sleeper_credit: bool,
@@ -388,6 +406,7 @@ const V2_6_27: EraRules = EraRules {
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::Next,
     detach_order: DetachOrder::NewestEnqueuedFirst,
+    idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     wakeup_buddies: WakeupBuddies::Always,
@@ -434,6 +453,7 @@ const V4_15: EraRules = EraRules {
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
     detach_order: DetachOrder::LeastRecentlyUsedFirst,
+    idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
@@ -467,6 +487,7 @@ const V6_5: EraRules = EraRules {
     newidle_gate: NewidleGate::NewidleCostOrOverload,
     newidle_pulls_one: true,
     smt_never_hot: true,
+    idlest_group: IdlestGroup::Classified,
     ttwu_queue_to_idle: true,
     tick_stop: TickStop::PredictedTick,
     nohz_balancer: NohzBalancer::KickFromNext,
