@@ -11,7 +11,7 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::policy::{Era, KernelPolicy, PolicySpec};
-use crate::topology::{preset, Topology};
+use crate::topology::{preset, MachineSpec, Topology};
 
 pub(crate) struct TestEnv {
     pub now: u64,
@@ -41,7 +41,11 @@ impl TestEnv {
     /// Machine preset `machine` under `policy`, every CPU idle, no tasks,
     /// at 1 s of simulated time.
     pub fn new(machine: &str, policy: PolicySpec) -> TestEnv {
-        let spec = preset(machine).unwrap();
+        TestEnv::with_machine(preset(machine).unwrap(), policy)
+    }
+
+    /// As `new`, on a machine described here.
+    pub fn with_machine(spec: MachineSpec, policy: PolicySpec) -> TestEnv {
         let topo = Topology::from_spec(&spec).unwrap();
         let n = topo.ncpus();
         let policy = policy.resolve(n).unwrap();

@@ -12,6 +12,7 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
 use crate::policy::{IdlestGroup, SdFlag};
+use crate::sched::balance_legacy::group_power;
 use crate::sched::balance_typed::cpu_capacity;
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
@@ -75,7 +76,7 @@ fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) 
             level = child;
             continue;
         }
-        let Some(group) = find_idlest_group(env, sd, p, cpu, flag) else {
+        let Some(group) = find_idlest_group(env, sd, li, p, cpu, flag) else {
             level = child;
             continue;
         };
@@ -102,6 +103,7 @@ fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) 
 fn find_idlest_group(
     env: &impl SchedEnv,
     sd: &Domain,
+    level: usize,
     p: usize,
     this: usize,
     flag: SdFlag,
@@ -109,7 +111,7 @@ fn find_idlest_group(
     match env.policy().era.rules().idlest_group {
         IdlestGroup::Classified => find_idlest_group_classified(env, sd, p, this),
         IdlestGroup::RunnableThenBlocked => find_idlest_group_4_15(env, sd, p, this, flag),
-        IdlestGroup::ByLoad => find_idlest_group_by_load(env, sd, p, this),
+        IdlestGroup::ByLoad => find_idlest_group_by_load(env, sd, level, p, this),
     }
 }
 
@@ -221,12 +223,14 @@ fn find_idlest_group_4_15(
     Some(idlest)
 }
 
-/// 2.6.2x / 4.15: the non-local group with the lowest average load
-/// (source_load in the local group, target_load elsewhere, on
-/// forkexec_idx), unless the local group is within half the imbalance_pct.
+/// find_idlest_group (v2.6.28): the non-local group with the lowest
+/// average load (source_load in the local group, target_load elsewhere, on
+/// forkexec_idx, per the group's __cpu_power), unless the local group is
+/// within half the imbalance_pct.
 fn find_idlest_group_by_load(
     env: &impl SchedEnv,
     sd: &Domain,
+    level: usize,
     p: usize,
     this: usize,
 ) -> Option<CpuSet> {
@@ -249,7 +253,7 @@ fn find_idlest_group_by_load(
                 }
             })
             .sum();
-        let avg = sum * SCHED_CAPACITY_SCALE / (SCHED_CAPACITY_SCALE * g.len() as u64);
+        let avg = sum * SCHED_CAPACITY_SCALE / group_power(env, this, level, g);
         if local {
             this_load = Some(avg);
         } else if idlest.as_ref().is_none_or(|(min, _)| avg < *min) {
@@ -474,11 +478,11 @@ mod tests {
         let sd = env.domains.of(0).nth(mc).unwrap().clone();
         let core = |c: usize| CpuSet::from_iter([c, c + 8]);
         assert_eq!(
-            find_idlest_group(&env, &sd, p, 0, SdFlag::BalanceFork),
+            find_idlest_group(&env, &sd, mc, p, 0, SdFlag::BalanceFork),
             Some(core(2))
         );
         assert_eq!(
-            find_idlest_group(&env, &sd, p, 0, SdFlag::BalanceWake),
+            find_idlest_group(&env, &sd, mc, p, 0, SdFlag::BalanceWake),
             Some(core(1))
         );
         let child = env.sleeper(0);
