@@ -333,6 +333,12 @@ pub struct EraRules {
     pub smt_never_hot: bool,
     pub cache_hot_buddy: CacheHotBuddy,
     pub detach_order: DetachOrder,
+    /// load_balance (v3.13+; v4.15, v6.5, v6.12): a balance that leaves
+    /// imbalance because some tasks were pinned by affinity marks the
+    /// parent domain's local group imbalanced (sgc->imbalance); a group so
+    /// marked is group_imbalanced and forces a balance, until a balance
+    /// at the lower level finds nothing to do. 2.6.2x has no such flag.
+    pub affinity_group_imbalance: bool,
     pub idlest_group: IdlestGroup,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
@@ -406,6 +412,7 @@ const V2_6_27: EraRules = EraRules {
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::Next,
     detach_order: DetachOrder::NewestEnqueuedFirst,
+    affinity_group_imbalance: false,
     idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
@@ -453,6 +460,7 @@ const V4_15: EraRules = EraRules {
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
     detach_order: DetachOrder::LeastRecentlyUsedFirst,
+    affinity_group_imbalance: true,
     idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,

@@ -334,6 +334,7 @@ fn load_balance(
     let smt = d.has(SdFlag::ShareCpuCapacity);
     update_idle_cpu_scan(env, this, level, idle);
     let Some(imb) = find_busiest_group(env, this, level, idle) else {
+        clear_group_imbalance(env, this, level);
         env.count(lb(name, idle, LbOutcome::Balanced));
         let st = &mut env.state_mut().lb[this][level];
         st.nr_balance_failed = 0;
@@ -350,13 +351,27 @@ fn load_balance(
         .groups[imb.group];
     work.group = group;
     let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
+        clear_group_imbalance(env, this, level);
         return 0;
     };
     work.locked = Some(env.topology().distance(this, busiest));
     let failed = env.state().lb[this][level].nr_balance_failed;
     let hot_ok = (smt && env.policy().era.rules().smt_never_hot) || failed > cache_nice_tries;
     let kind = imb.kind;
-    let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
+    let (moved, pinned_short) =
+        detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
+    // Affinity kept the balance short: the parent's local group (this
+    // domain's span) is marked imbalanced.
+    if pinned_short && env.policy().era.rules().affinity_group_imbalance && level + 1 < levels {
+        let parent = env
+            .domains()
+            .of(this)
+            .nth(level + 1)
+            .expect("level exists")
+            .level;
+        let first = span.first().expect("a domain has CPUs");
+        env.state_mut().group_imbalance.insert((parent, first));
+    }
     if moved > 0 {
         env.state_mut().lb[this][level].nr_balance_failed = 0;
         env.count(lb(name, idle, LbOutcome::Pulled));
@@ -379,6 +394,22 @@ fn load_balance(
         return 1;
     }
     0
+}
+
+/// load_balance's out_balanced (v4.15, v6.5): a balance that found nothing
+/// to pull clears the parent's local group's imbalance flag.
+fn clear_group_imbalance(env: &mut impl SchedEnv, this: usize, level: usize) {
+    if !env.policy().era.rules().affinity_group_imbalance {
+        return;
+    }
+    let key = {
+        let mut doms = env.domains().of(this).skip(level);
+        let (Some(d), Some(parent)) = (doms.next(), doms.next()) else {
+            return;
+        };
+        (parent.level, d.span.first().expect("a domain has CPUs"))
+    };
+    env.state_mut().group_imbalance.remove(&key);
 }
 
 /// Whether a failed balance may kick the busiest CPU's stopper (once the
@@ -475,7 +506,7 @@ fn find_busiest_group_classified(
             continue;
         }
         // smt_balance (v6.12): a core sharing its capacity among tasks.
-        if smt_balance && groups_are_cores && s.nr_running > 1 && s.kind != GroupType::Overloaded {
+        if smt_balance && groups_are_cores && s.nr_running > 1 && s.kind < GroupType::SmtBalance {
             s.kind = GroupType::SmtBalance;
         }
         let has_spare_order = |s: &GroupStats| (std::cmp::Reverse(s.idle_cpus), s.nr_running);
@@ -484,6 +515,8 @@ fn find_busiest_group_classified(
             Some((_, b)) if s.kind != b.kind => s.kind > b.kind,
             Some((_, b)) => match s.kind {
                 GroupType::HasSpare => has_spare_order(&s) > has_spare_order(b),
+                // The first imbalanced group stays: nothing ranks them.
+                GroupType::Imbalanced => false,
                 // update_sd_pick_busiest (v6.12): with idle CPUs on either
                 // side, compared as groups with spare capacity.
                 GroupType::SmtBalance if s.idle_cpus != 0 || b.idle_cpus != 0 => {
@@ -498,7 +531,18 @@ fn find_busiest_group_classified(
     }
     let local = local?;
     let (group, b) = busiest?;
-    if b.nr_running == 0 || local.kind > b.kind {
+    if b.nr_running == 0 {
+        return None;
+    }
+    if b.kind == GroupType::Imbalanced {
+        // force_balance; calculate_imbalance (v6.5): move any one task.
+        return Some(Imbalance {
+            group,
+            amount: 1,
+            kind: Migrate::Task,
+        });
+    }
+    if local.kind > b.kind {
         return None;
     }
     let domain_avg = total_load * SCHED_CAPACITY_SCALE / total_cap.max(1);
@@ -663,9 +707,11 @@ fn find_busiest_queue(
 }
 
 /// detach_tasks + attach_tasks: queued tasks of `busiest` that may move
-/// (affinity, not running, not cache-hot unless allowed), from the tail,
-/// until the imbalance is met; at most nr_migrate looked at; one for
-/// new-idle.
+/// (affinity, not running, not cache-hot unless allowed), in the era's
+/// list order, until the imbalance is met; at most nr_migrate looked at;
+/// one for new-idle where the era says so. Returns the tasks moved and
+/// whether affinity refused a task while imbalance is left
+/// (LBF_SOME_PINNED with env->imbalance > 0).
 #[allow(clippy::too_many_arguments)]
 fn detach_and_attach(
     env: &mut impl SchedEnv,
@@ -676,11 +722,14 @@ fn detach_and_attach(
     hot_ok: bool,
     level: &'static str,
     work: &mut LbWork,
-) -> usize {
+) -> (usize, bool) {
     let order = env.policy().era.rules().detach_order;
     let candidates = detach_candidates(env, busiest);
     let mut left = imb.amount as i64;
     let mut moved = 0;
+    let mut some_pinned = false;
+    // load_balance detaches only from a queue running more than one task.
+    let several = env.rq(busiest).nr_running > 1;
     for t in candidates {
         if left <= 0 {
             break;
@@ -693,7 +742,12 @@ fn detach_and_attach(
             }
         };
         // can_migrate_task: affinity, then the running task, then task_hot.
-        if !env.allowed(t).contains(this) || env.rq(busiest).curr == Some(t) {
+        if !env.allowed(t).contains(this) {
+            some_pinned = several;
+            skip(env, t);
+            continue;
+        }
+        if env.rq(busiest).curr == Some(t) {
             skip(env, t);
             continue;
         }
@@ -728,7 +782,7 @@ fn detach_and_attach(
             break;
         }
     }
-    moved
+    (moved, some_pinned && left > 0)
 }
 
 /// The tasks of `busiest`'s list (the running one included) in the order
@@ -1024,7 +1078,7 @@ mod tests {
             };
             let mut work = LbWork::default();
             let moved =
-                detach_and_attach(&mut env, 0, 1, imb, IdleType::Idle, true, "MC", &mut work);
+                detach_and_attach(&mut env, 0, 1, imb, IdleType::Idle, true, "MC", &mut work).0;
             let tasks: Vec<usize> = env.migrated.iter().map(|m| m.0).collect();
             assert_eq!(
                 (moved, tasks, work.examined),
@@ -1071,7 +1125,8 @@ mod tests {
             "MC",
             &mut work,
         );
-        assert_eq!((moved, work.examined), (1, 2));
+        // Imbalance met: LBF_SOME_PINNED with nothing left does not count.
+        assert_eq!((moved, work.examined), ((1, false), 2));
         assert_eq!(env.migrated[0].0, 2);
         assert!(
             env.ents[1].mru_seq > env.ents[0].mru_seq,
@@ -1088,8 +1143,59 @@ mod tests {
             "MC",
             &mut work,
         );
-        assert_eq!((moved, work.examined), (1, 3));
+        // 1024 left behind with a pinned task seen: the balance is short
+        // because of affinity (LBF_SOME_PINNED, imbalance > 0).
+        assert_eq!((moved, work.examined), ((1, true), 3));
         assert_eq!(env.migrated[1].0, 3);
+    }
+
+    /// load_balance and group_classify (v6.5 kernel/sched/fair.c; v4.15's
+    /// sgc->imbalance is the same flag) on the desktop: CPU 1 runs hog 0
+    /// with hogs 1 and 2 queued, both pinned to CPU 1. Idle CPU 9 balances
+    /// the SMT domain {1, 9}: CPU 1 is overloaded, but detach_tasks skips
+    /// the running hog and the two pinned ones (LBF_SOME_PINNED) with
+    /// imbalance left, so the parent (MC) group {1, 9} is marked
+    /// imbalanced.
+    /// Then, with one task each on CPUs 0 and 1, busy CPU 0's MC balance
+    /// finds core {1, 9} (1 task, has_spare) and stops (a busy CPU leaves
+    /// a group that is not overloaded alone); marked imbalanced, the
+    /// group is group_imbalanced, which forces a balance of one task
+    /// (calculate_imbalance: migrate_task, 1). 4.15 forces it too
+    /// (find_busiest_group's goto force_balance). An idle CPU 9 that
+    /// finds {1, 9} balanced (one task on CPU 1) clears the mark
+    /// (out_balanced).
+    #[test]
+    fn group_imbalanced_6_5_set_by_pinned_tasks_forces_a_balance() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[1], 3);
+        for t in [1, 2] {
+            env.affinity[t] = CpuSet::single(1);
+        }
+        let smt = level_index(&env, 9, "SMT");
+        let mut work = LbWork::default();
+        assert_eq!(load_balance(&mut env, 9, smt, IdleType::Idle, &mut work), 0);
+        assert!(env.state.group_imbalance.contains(&("MC", 1)));
+
+        for era in [Era::V6_5, Era::V4_15] {
+            let mut env = TestEnv::era("desktop-8c", era);
+            env.hogs(&[0, 1], 1);
+            let mc = level_index(&env, 0, "MC");
+            assert!(
+                find_busiest_group(&env, 0, mc, IdleType::Busy).is_none(),
+                "{era}"
+            );
+            env.state.group_imbalance.insert(("MC", 1));
+            let imb = find_busiest_group(&env, 0, mc, IdleType::Busy).expect("forced");
+            let d = env.domains.of(0).nth(mc).unwrap();
+            assert_eq!(d.groups[imb.group].first(), Some(1), "{era}");
+            if era == Era::V6_5 {
+                assert_eq!((imb.kind, imb.amount), (Migrate::Task, 1));
+            }
+            let smt = level_index(&env, 9, "SMT");
+            let mut work = LbWork::default();
+            assert_eq!(load_balance(&mut env, 9, smt, IdleType::Idle, &mut work), 0);
+            assert!(env.state.group_imbalance.is_empty(), "{era}");
+        }
     }
 
     /// idle_balance / load_balance_newidle (v2.6.27): CPU 1 is about to

@@ -81,6 +81,9 @@ pub struct SchedState {
     pub max_idle_balance_cost_ns: Vec<u64>,
     /// Who balances for the tickless idle CPUs, and which they are.
     pub nohz: nohz::NohzState,
+    /// The groups whose sgc->imbalance is set (affinity left a lower
+    /// level's balance short), by level name and first CPU.
+    pub group_imbalance: std::collections::BTreeSet<(&'static str, usize)>,
 }
 
 impl SchedState {
@@ -98,6 +101,7 @@ impl SchedState {
             overload: false,
             max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
             nohz: nohz::NohzState::new(topo),
+            group_imbalance: Default::default(),
         };
         s.reset_balance(topo, domains, now);
         s
@@ -129,6 +133,14 @@ pub struct IdleState {
     pub exit_latency_ns: u64,
     /// When the CPU last went idle.
     pub since_ns: u64,
+}
+
+/// sg_imbalanced (v4.15, v6.5): group `g` of a domain at level `level`
+/// has its sgc->imbalance flag set.
+pub(crate) fn sg_imbalanced(env: &impl SchedEnv, level: &'static str, g: &CpuSet) -> bool {
+    env.policy().era.rules().affinity_group_imbalance
+        && g.first()
+            .is_some_and(|f| env.state().group_imbalance.contains(&(level, f)))
 }
 
 /// add_nr_running(): a queue that now runs two or more tasks marks the

@@ -291,6 +291,8 @@ fn find_idlest_group_classified(
             None => true,
             Some((best, _)) if s.kind != best.kind => s.kind < best.kind,
             Some((best, _)) => match s.kind {
+                // Not used in the slow path: the first stays.
+                GroupType::Imbalanced => false,
                 GroupType::HasSpare => {
                     (s.idle_cpus, std::cmp::Reverse(s.util))
                         > (best.idle_cpus, std::cmp::Reverse(best.util))
@@ -312,6 +314,7 @@ fn find_idlest_group_classified(
     }
     let pct = sd.params.imbalance_pct as u64;
     match loc.kind {
+        GroupType::Imbalanced => None,
         GroupType::HasSpare => {
             if sd.has(SdFlag::Numa) {
                 // Keep the child near its parent while the local node would
