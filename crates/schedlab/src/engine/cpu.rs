@@ -613,6 +613,9 @@ impl Sim {
         // avg_idle: a 1/8-weight moving average of idle periods, as the kernel keeps.
         let period = now - c.idle_since;
         update_avg_idle(&self.policy, &self.sched, cpu, &mut c.avg_idle_ns, period);
+        let avg_idle = c.avg_idle_ns;
+        crate::sched::note_idle_wakeup(&mut self.sched, &self.policy, cpu, avg_idle, now);
+        let c = &mut self.cpus[cpu];
         c.last_idle_ns = Some(period);
         c.state = CpuState::ExitingIdle;
         self.restart_tick(cpu);

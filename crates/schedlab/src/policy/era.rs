@@ -339,6 +339,12 @@ pub struct EraRules {
     /// marked is group_imbalanced and forces a balance, until a balance
     /// at the lower level finds nothing to do. 2.6.2x has no such flag.
     pub affinity_group_imbalance: bool,
+    /// select_idle_cpu's SIS_PROP estimate of the waker's idle time:
+    /// rq->wake_avg_idle (v5.13+, v6.5), half of avg_idle when the CPU
+    /// was last woken from idle, halved for each jiffy since and reduced
+    /// by each scan's time, against the scan cost as it is; v4.15 uses
+    /// avg_idle / 512.
+    pub sis_prop_wake_avg_idle: bool,
     pub idlest_group: IdlestGroup,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
@@ -413,6 +419,7 @@ const V2_6_27: EraRules = EraRules {
     cache_hot_buddy: CacheHotBuddy::Next,
     detach_order: DetachOrder::NewestEnqueuedFirst,
     affinity_group_imbalance: false,
+    sis_prop_wake_avg_idle: false,
     idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
@@ -461,6 +468,7 @@ const V4_15: EraRules = EraRules {
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
     detach_order: DetachOrder::LeastRecentlyUsedFirst,
     affinity_group_imbalance: true,
+    sis_prop_wake_avg_idle: false,
     idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
@@ -496,6 +504,7 @@ const V6_5: EraRules = EraRules {
     newidle_pulls_one: true,
     smt_never_hot: true,
     idlest_group: IdlestGroup::Classified,
+    sis_prop_wake_avg_idle: true,
     ttwu_queue_to_idle: true,
     tick_stop: TickStop::PredictedTick,
     nohz_balancer: NohzBalancer::KickFromNext,

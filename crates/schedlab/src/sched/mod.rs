@@ -84,6 +84,10 @@ pub struct SchedState {
     /// The groups whose sgc->imbalance is set (affinity left a lower
     /// level's balance short), by level name and first CPU.
     pub group_imbalance: std::collections::BTreeSet<(&'static str, usize)>,
+    /// Per CPU: rq->wake_avg_idle (v6.5 SIS_PROP) and the jiffy it was
+    /// last aged to (wake_stamp).
+    pub wake_avg_idle_ns: Vec<u64>,
+    pub wake_stamp_jiffies: Vec<u64>,
 }
 
 impl SchedState {
@@ -102,6 +106,9 @@ impl SchedState {
             max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
             nohz: nohz::NohzState::new(topo),
             group_imbalance: Default::default(),
+            // sched_init: wake_avg_idle = avg_idle = 2 x migration_cost.
+            wake_avg_idle_ns: vec![2 * policy.tunables.migration_cost_ns; topo.ncpus()],
+            wake_stamp_jiffies: vec![now / policy.tunables.tick_ns(); topo.ncpus()],
         };
         s.reset_balance(topo, domains, now);
         s
@@ -133,6 +140,19 @@ pub struct IdleState {
     pub exit_latency_ns: u64,
     /// When the CPU last went idle.
     pub since_ns: u64,
+}
+
+/// ttwu_do_activate (v6.5 kernel/sched/core.c): a CPU woken from idle
+/// restarts its wakeup idle estimate at half its avg_idle, stamped now.
+pub fn note_idle_wakeup(
+    state: &mut SchedState,
+    policy: &KernelPolicy,
+    cpu: usize,
+    avg_idle: u64,
+    now: u64,
+) {
+    state.wake_avg_idle_ns[cpu] = avg_idle / 2;
+    state.wake_stamp_jiffies[cpu] = now / policy.tunables.tick_ns();
 }
 
 /// sg_imbalanced (v4.15, v6.5): group `g` of a domain at level `level`
