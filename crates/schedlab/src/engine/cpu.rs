@@ -797,7 +797,7 @@ impl Sim {
 
     /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s
     /// current task (the scheduler decides, and sets the buddies).
-    pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize) -> bool {
+    pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize, sync: bool) -> bool {
         let Some(curr) = self.cpus[cpu].rq.curr else {
             return false;
         };
@@ -805,8 +805,14 @@ impl Sim {
             return false;
         }
         self.touch_rq(cpu);
+        let overlap = crate::sched::wakeup_overlap_preempts(
+            &self.policy,
+            sync,
+            &self.tasks[curr].sched,
+            &self.tasks[task].sched,
+        );
         self.cpus[cpu]
             .rq
-            .check_preempt_wakeup(curr, task, &self.ents, &self.policy)
+            .check_preempt_wakeup(curr, task, &self.ents, &self.policy, overlap)
     }
 }

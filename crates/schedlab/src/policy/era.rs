@@ -345,6 +345,11 @@ pub struct EraRules {
     /// by each scan's time, against the scan cost as it is; v4.15 uses
     /// avg_idle / 512.
     pub sis_prop_wake_avg_idle: bool,
+    /// check_preempt_wakeup under WAKEUP_OVERLAP: v2.6.27 (on by default)
+    /// preempts for a sync wakeup when both tasks' avg_overlap are below
+    /// migration_cost; v2.6.28 (off by default) for a sync wakeup or when
+    /// both are below it.
+    pub overlap_preempt_needs_sync: bool,
     pub idlest_group: IdlestGroup,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
@@ -420,6 +425,7 @@ const V2_6_27: EraRules = EraRules {
     detach_order: DetachOrder::NewestEnqueuedFirst,
     affinity_group_imbalance: false,
     sis_prop_wake_avg_idle: false,
+    overlap_preempt_needs_sync: true,
     idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
@@ -444,6 +450,7 @@ const V2_6_28: EraRules = EraRules {
     affine_sync_ignores_overlap: false,
     affine_when_prev_is_this: false,
     pair_slice_pick: false,
+    overlap_preempt_needs_sync: false,
     ..V2_6_27
 };
 
@@ -469,6 +476,7 @@ const V4_15: EraRules = EraRules {
     detach_order: DetachOrder::LeastRecentlyUsedFirst,
     affinity_group_imbalance: true,
     sis_prop_wake_avg_idle: false,
+    overlap_preempt_needs_sync: false,
     idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
@@ -562,7 +570,8 @@ mod tests {
         // The re-tune commit changed SD flags in the x86 templates; 2.6.28
         // also brought the last buddy, which task_hot counts as cache-hot,
         // dropped the pair-slice pick, made wake_affine honour avg_overlap
-        // and select_task_rq_fair exit early for prev == this.
+        // and select_task_rq_fair exit early for prev == this, and changed
+        // WAKEUP_OVERLAP's condition (and turned it off).
         let v28 = Era::V2_6_28.rules().clone();
         assert_ne!(&v28, Era::V2_6_27.rules());
         assert_eq!(
@@ -572,6 +581,7 @@ mod tests {
                 affine_sync_ignores_overlap: true,
                 affine_when_prev_is_this: true,
                 pair_slice_pick: true,
+                overlap_preempt_needs_sync: true,
                 ..v28
             },
             Era::V2_6_27.rules()

@@ -491,6 +491,7 @@ impl CfsRq {
         task: TaskId,
         ents: &[Entity],
         policy: &KernelPolicy,
+        overlap_preempts: bool,
     ) -> bool {
         if self.eevdf {
             return self.check_preempt_eevdf(curr, task, ents, policy);
@@ -513,6 +514,10 @@ impl CfsRq {
         }
         if !f.has(Feature::WakeupPreemption) {
             return false;
+        }
+        // WAKEUP_OVERLAP (2.6.2x, `sched::wakeup_overlap_preempts`).
+        if overlap_preempts {
+            return true;
         }
         let preempt = Self::wakeup_preempt_entity(&ents[curr], &ents[task], t) == 1;
         if preempt && buddies == WakeupBuddies::ByFeature {
@@ -700,10 +705,57 @@ mod tests {
         rq.enqueue(1, &mut e);
         rq.enqueue(2, &mut e);
         // 1 ms behind the running task: within the wakeup granularity.
-        assert!(!rq.check_preempt_wakeup(0, 1, &e, &policy));
+        assert!(!rq.check_preempt_wakeup(0, 1, &e, &policy, false));
         assert_eq!((rq.next, rq.last), (None, None));
         // 50 ms behind: preempts.
-        assert!(rq.check_preempt_wakeup(0, 2, &e, &policy));
+        assert!(rq.check_preempt_wakeup(0, 2, &e, &policy, false));
         assert_eq!((rq.next, rq.last), (Some(2), None));
+    }
+
+    /// check_preempt_wakeup with WAKEUP_OVERLAP (v2.6.27 sched_fair.c, on
+    /// by default; v2.6.28, off by default): the woken task 1 ms behind the
+    /// running one is within the wakeup granularity, so it would not
+    /// preempt; but a sync wakeup between two tasks whose avg_overlap are
+    /// both below migration_cost (0.5 ms) preempts at once in 2.6.27. A
+    /// waker that runs on 1 ms after its wakeups does not. 2.6.28 with the
+    /// feature on preempts for the sync hint alone, or for two short
+    /// overlaps without it; its default leaves the feature off.
+    #[test]
+    fn check_preempt_wakeup_2_6_27_wakeup_overlap_preempts_a_sync_pair() {
+        use crate::sched::{wakeup_overlap_preempts, TaskSched};
+        let short = TaskSched {
+            avg_overlap_ns: 100_000,
+            ..TaskSched::default()
+        };
+        let long = TaskSched {
+            avg_overlap_ns: 1_000_000,
+            ..TaskSched::default()
+        };
+        let v27 = crate::policy::PolicySpec::era(Era::V2_6_27)
+            .resolve(2)
+            .unwrap();
+        let mut e = vec![Entity::new(1024, 0); 2];
+        e[0].vruntime = VRUNTIME_ORIGIN + 50_000_000;
+        e[1].vruntime = VRUNTIME_ORIGIN + 49_000_000;
+        let mut rq = CfsRq::new(0);
+        rq.enqueue(0, &mut e);
+        rq.set_curr(0, &mut e, 0);
+        rq.enqueue(1, &mut e);
+        let overlap = wakeup_overlap_preempts(&v27, true, &short, &short);
+        assert!(overlap);
+        assert!(rq.check_preempt_wakeup(0, 1, &e, &v27, overlap));
+        assert!(!rq.check_preempt_wakeup(0, 1, &e, &v27, false));
+        assert!(!wakeup_overlap_preempts(&v27, true, &long, &short));
+        assert!(!wakeup_overlap_preempts(&v27, false, &short, &short));
+        let v28 = crate::policy::PolicySpec::era(Era::V2_6_28)
+            .resolve(2)
+            .unwrap();
+        assert!(!wakeup_overlap_preempts(&v28, true, &short, &short));
+        let mut spec = crate::policy::PolicySpec::era(Era::V2_6_28);
+        spec.features.insert("WAKEUP_OVERLAP".into(), true);
+        let v28_on = spec.resolve(2).unwrap();
+        assert!(wakeup_overlap_preempts(&v28_on, true, &long, &long));
+        assert!(wakeup_overlap_preempts(&v28_on, false, &short, &short));
+        assert!(!wakeup_overlap_preempts(&v28_on, false, &long, &short));
     }
 }

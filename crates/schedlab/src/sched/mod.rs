@@ -155,6 +155,31 @@ pub fn note_idle_wakeup(
     state.wake_stamp_jiffies[cpu] = now / policy.tunables.tick_ns();
 }
 
+/// WAKEUP_OVERLAP (v2.6.27, v2.6.28 check_preempt_wakeup): whether a
+/// wakeup preempts the running task at once because the two hand work
+/// back and forth: both avg_overlaps below migration_cost and the wakeup
+/// sync (2.6.27), or either (2.6.28). `sync` as try_to_wake_up left it
+/// (SYNC_WAKEUPS off clears it).
+pub fn wakeup_overlap_preempts(
+    policy: &KernelPolicy,
+    sync: bool,
+    curr: &TaskSched,
+    woken: &TaskSched,
+) -> bool {
+    let f = &policy.features;
+    if !f.has(crate::policy::Feature::WakeupOverlap) {
+        return false;
+    }
+    let sync = sync && f.has(crate::policy::Feature::SyncWakeups);
+    let limit = policy.tunables.migration_cost_ns;
+    let short = curr.avg_overlap_ns < limit && woken.avg_overlap_ns < limit;
+    if policy.era.rules().overlap_preempt_needs_sync {
+        sync && short
+    } else {
+        sync || short
+    }
+}
+
 /// sg_imbalanced (v4.15, v6.5): group `g` of a domain at level `level`
 /// has its sgc->imbalance flag set.
 pub(crate) fn sg_imbalanced(env: &impl SchedEnv, level: &'static str, g: &CpuSet) -> bool {

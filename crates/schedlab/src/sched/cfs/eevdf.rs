@@ -507,15 +507,15 @@ mod tests {
         // deadline), so pick_eevdf returns B: preempt.
         let p = policy("");
         let (mut q, e) = setup(&p);
-        assert!(q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(q.check_preempt_wakeup(0, 1, &e, &p, false));
         // Without PREEMPT_SHORT, RUN_TO_PARITY keeps A until its deadline.
         let p = policy(r#""PREEMPT_SHORT":false"#);
         let (mut q, e) = setup(&p);
-        assert!(!q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(!q.check_preempt_wakeup(0, 1, &e, &p, false));
         // Without RUN_TO_PARITY the earliest eligible deadline wins at once.
         let p = policy(r#""PREEMPT_SHORT":false,"RUN_TO_PARITY":false"#);
         let (mut q, e) = setup(&p);
-        assert!(q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(q.check_preempt_wakeup(0, 1, &e, &p, false));
     }
 
     #[test]
