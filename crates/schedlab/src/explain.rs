@@ -303,8 +303,11 @@ mod tests {
             .unwrap();
         });
         assert_ne!(before, after);
+        // Placement no longer tells them apart; what is left is balancing,
+        // or idling (2.6.27's WAKEUP_OVERLAP preempts the waker on a
+        // sync wakeup pulled to its CPU, so that CPU idles more often).
         assert!(
-            after.contains("alike") || after.contains("balancing"),
+            after.contains("alike") || after.contains("balancing") || after.contains("go idle"),
             "{after}"
         );
     }

@@ -613,6 +613,9 @@ impl Sim {
         // avg_idle: a 1/8-weight moving average of idle periods, as the kernel keeps.
         let period = now - c.idle_since;
         update_avg_idle(&self.policy, &self.sched, cpu, &mut c.avg_idle_ns, period);
+        let avg_idle = c.avg_idle_ns;
+        crate::sched::note_idle_wakeup(&mut self.sched, &self.policy, cpu, avg_idle, now);
+        let c = &mut self.cpus[cpu];
         c.last_idle_ns = Some(period);
         c.state = CpuState::ExitingIdle;
         self.restart_tick(cpu);
@@ -797,7 +800,7 @@ impl Sim {
 
     /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s
     /// current task (the scheduler decides, and sets the buddies).
-    pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize) -> bool {
+    pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize, sync: bool) -> bool {
         let Some(curr) = self.cpus[cpu].rq.curr else {
             return false;
         };
@@ -805,8 +808,14 @@ impl Sim {
             return false;
         }
         self.touch_rq(cpu);
+        let overlap = crate::sched::wakeup_overlap_preempts(
+            &self.policy,
+            sync,
+            &self.tasks[curr].sched,
+            &self.tasks[task].sched,
+        );
         self.cpus[cpu]
             .rq
-            .check_preempt_wakeup(curr, task, &self.ents, &self.policy)
+            .check_preempt_wakeup(curr, task, &self.ents, &self.policy, overlap)
     }
 }

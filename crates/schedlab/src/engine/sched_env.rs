@@ -83,6 +83,9 @@ impl SchedEnv for Sim {
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         Sim::migrate_queued(self, task, from, to, why);
     }
+    fn list_move_head(&mut self, cpu: usize, task: usize) {
+        self.cpus[cpu].rq.list_move_head(task, &mut self.ents);
+    }
     fn active_balance(&mut self, from: usize, to: usize) -> bool {
         Sim::active_balance(self, from, to)
     }

@@ -233,10 +233,10 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .place(id, &mut self.ents, true, &self.policy);
-        self.cpus[cpu].rq.enqueue(id, &self.ents);
+        self.cpus[cpu].rq.enqueue(id, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
-        self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu);
+        self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu, false);
         Ok(id)
     }
 
@@ -666,7 +666,7 @@ impl Sim {
         if target == this {
             self.counters.bump(self.ids.ttwu_local);
             self.activate(task, target);
-            self.notify_enqueued(target, task, false);
+            self.notify_enqueued(target, task, false, sync);
             return true;
         }
         self.counters.bump(self.ids.ttwu_remote);
@@ -684,7 +684,7 @@ impl Sim {
             );
         } else {
             self.activate(task, target);
-            self.notify_enqueued(target, task, true);
+            self.notify_enqueued(target, task, true, sync);
         }
         true
     }
@@ -711,7 +711,7 @@ impl Sim {
             target: cpu,
             reason: Reason::Delayed,
         });
-        self.notify_enqueued(cpu, task, cpu != this);
+        self.notify_enqueued(cpu, task, cpu != this, false);
     }
 
     /// Whether a remote wakeup goes through the target's wake list and an
@@ -727,7 +727,7 @@ impl Sim {
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
         self.cpus[cpu].wake_pending -= 1;
         self.activate(task, cpu);
-        self.notify_enqueued(cpu, task, false);
+        self.notify_enqueued(cpu, task, false, false);
     }
 
     /// Makes a woken task runnable on `cpu`: moves its vruntime and load
@@ -743,7 +743,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .place(task, &mut self.ents, false, &self.policy);
-        self.cpus[cpu].rq.enqueue(task, &self.ents);
+        self.cpus[cpu].rq.enqueue(task, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
     }
@@ -783,7 +783,7 @@ impl Sim {
                 .rq
                 .place(task, &mut self.ents, false, &self.policy);
         }
-        self.cpus[to].rq.enqueue(task, &self.ents);
+        self.cpus[to].rq.enqueue(task, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
         // A delayed task (EEVDF) moves still asleep, and stays delayed.
         if !self.ents[task].delayed {
@@ -796,7 +796,7 @@ impl Sim {
             to,
             reason,
         });
-        self.notify_enqueued(to, task, false);
+        self.notify_enqueued(to, task, false, false);
     }
 
     /// Active balance: the stopper on `from` pushes its running task to
@@ -824,7 +824,7 @@ impl Sim {
     /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt
     /// its current task if the woken one should run first. `remote` means
     /// the enqueuer is another CPU, which needs an IPI to do either.
-    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool) {
+    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool, sync: bool) {
         let ipi = if remote { self.cost.ipi_latency() } else { 0 };
         match self.cpus[cpu].state {
             CpuState::Idle => {
@@ -836,7 +836,7 @@ impl Sim {
             // Both look at the queue when they are done.
             CpuState::ExitingIdle | CpuState::Balancing => {}
             CpuState::Running => {
-                if self.check_preempt_wakeup(cpu, task) {
+                if self.check_preempt_wakeup(cpu, task, sync) {
                     if remote {
                         self.counters.bump(self.ids.ipi_sent);
                         self.queue.push(self.now + ipi, Event::Resched { cpu });

@@ -234,6 +234,39 @@ pub enum ActiveBalance {
     TaskMigrationOnly,
 }
 
+/// How the fork / exec / BALANCE_WAKE slow path picks the idlest group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdlestGroup {
+    /// v2.6.28 find_idlest_group: the lowest average load (source_load
+    /// locally, target_load elsewhere, forkexec_idx); stay local unless
+    /// 100 x local >= (100 + (pct - 100) / 2) x idlest.
+    ByLoad,
+    /// v4.15 find_idlest_group: runnable load compared with an absolute
+    /// margin 1024 x (pct - 100) / 100, blocked-inclusive load
+    /// (cfs_rq_load_avg) breaking near-ties by imbalance_scale, and for
+    /// exec and wake a spare-capacity path first.
+    RunnableThenBlocked,
+    /// v6.5 find_idlest_group: group types first, then idle CPUs and
+    /// utilisation or average load.
+    Classified,
+}
+
+/// Which end of the run queue's task list load balancing detaches from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachOrder {
+    /// v2.6.27 / v2.6.28 balance_tasks with load_balance_start_fair: from
+    /// the head of cfs_rq->tasks, where account_entity_enqueue adds each
+    /// enqueued task; nothing else reorders the list, so the most recently
+    /// enqueued task (the running one included) is examined first.
+    NewestEnqueuedFirst,
+    /// v4.15 / v6.5 / v6.12 detach_tasks: from the tail of rq->cfs_tasks.
+    /// An enqueue adds a task at the head and pick_next_task_fair moves
+    /// each pick there (most recently used first), so the least recently
+    /// picked task is examined first; a task detach_tasks skips is moved
+    /// to the head too.
+    LeastRecentlyUsedFirst,
+}
+
 /// The buddies set when a woken task is checked against the running one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WakeupBuddies {
@@ -299,6 +332,25 @@ pub struct EraRules {
     /// siblings (SD_SHARE_CPUCAPACITY; v6.5, not 4.15 or 2.6.2x).
     pub smt_never_hot: bool,
     pub cache_hot_buddy: CacheHotBuddy,
+    pub detach_order: DetachOrder,
+    /// load_balance (v3.13+; v4.15, v6.5, v6.12): a balance that leaves
+    /// imbalance because some tasks were pinned by affinity marks the
+    /// parent domain's local group imbalanced (sgc->imbalance); a group so
+    /// marked is group_imbalanced and forces a balance, until a balance
+    /// at the lower level finds nothing to do. 2.6.2x has no such flag.
+    pub affinity_group_imbalance: bool,
+    /// select_idle_cpu's SIS_PROP estimate of the waker's idle time:
+    /// rq->wake_avg_idle (v5.13+, v6.5), half of avg_idle when the CPU
+    /// was last woken from idle, halved for each jiffy since and reduced
+    /// by each scan's time, against the scan cost as it is; v4.15 uses
+    /// avg_idle / 512.
+    pub sis_prop_wake_avg_idle: bool,
+    /// check_preempt_wakeup under WAKEUP_OVERLAP: v2.6.27 (on by default)
+    /// preempts for a sync wakeup when both tasks' avg_overlap are below
+    /// migration_cost; v2.6.28 (off by default) for a sync wakeup or when
+    /// both are below it.
+    pub overlap_preempt_needs_sync: bool,
+    pub idlest_group: IdlestGroup,
     /// place_entity(): a waking sleeper is credited latency (2.6.2x) or half
     /// of it (GENTLE_FAIR_SLEEPERS, later).
     pub full_sleeper_credit: bool,
@@ -370,6 +422,11 @@ const V2_6_27: EraRules = EraRules {
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::Next,
+    detach_order: DetachOrder::NewestEnqueuedFirst,
+    affinity_group_imbalance: false,
+    sis_prop_wake_avg_idle: false,
+    overlap_preempt_needs_sync: true,
+    idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     wakeup_buddies: WakeupBuddies::Always,
@@ -393,6 +450,7 @@ const V2_6_28: EraRules = EraRules {
     affine_sync_ignores_overlap: false,
     affine_when_prev_is_this: false,
     pair_slice_pick: false,
+    overlap_preempt_needs_sync: false,
     ..V2_6_27
 };
 
@@ -415,6 +473,11 @@ const V4_15: EraRules = EraRules {
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
+    detach_order: DetachOrder::LeastRecentlyUsedFirst,
+    affinity_group_imbalance: true,
+    sis_prop_wake_avg_idle: false,
+    overlap_preempt_needs_sync: false,
+    idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
@@ -448,6 +511,8 @@ const V6_5: EraRules = EraRules {
     newidle_gate: NewidleGate::NewidleCostOrOverload,
     newidle_pulls_one: true,
     smt_never_hot: true,
+    idlest_group: IdlestGroup::Classified,
+    sis_prop_wake_avg_idle: true,
     ttwu_queue_to_idle: true,
     tick_stop: TickStop::PredictedTick,
     nohz_balancer: NohzBalancer::KickFromNext,
@@ -505,7 +570,8 @@ mod tests {
         // The re-tune commit changed SD flags in the x86 templates; 2.6.28
         // also brought the last buddy, which task_hot counts as cache-hot,
         // dropped the pair-slice pick, made wake_affine honour avg_overlap
-        // and select_task_rq_fair exit early for prev == this.
+        // and select_task_rq_fair exit early for prev == this, and changed
+        // WAKEUP_OVERLAP's condition (and turned it off).
         let v28 = Era::V2_6_28.rules().clone();
         assert_ne!(&v28, Era::V2_6_27.rules());
         assert_eq!(
@@ -515,6 +581,7 @@ mod tests {
                 affine_sync_ignores_overlap: true,
                 affine_when_prev_is_this: true,
                 pair_slice_pick: true,
+                overlap_preempt_needs_sync: true,
                 ..v28
             },
             Era::V2_6_27.rules()

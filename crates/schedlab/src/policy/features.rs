@@ -47,6 +47,10 @@ pub enum Feature {
     /// EEVDF: a delayed task leaves (or is woken) with its positive lag
     /// dropped to zero.
     DelayZero,
+    /// 2.6.2x check_preempt_wakeup: a wakeup preempts at once when the
+    /// two tasks' avg_overlap says they hand work back and forth (the
+    /// condition by era: `EraRules::overlap_preempt_needs_sync`).
+    WakeupOverlap,
 }
 
 use Feature::*;
@@ -62,6 +66,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (CacheHotBuddy, "CACHE_HOT_BUDDY", true),
             (SyncWakeups, "SYNC_WAKEUPS", true),
             (LbBias, "LB_BIAS", true),
+            (WakeupOverlap, "WAKEUP_OVERLAP", true),
         ],
         Era::V2_6_28 => &[
             (FairSleepers, "NEW_FAIR_SLEEPERS", true),
@@ -72,6 +77,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (SyncWakeups, "SYNC_WAKEUPS", true),
             (LbBias, "LB_BIAS", true),
             (LastBuddy, "LAST_BUDDY", true),
+            (WakeupOverlap, "WAKEUP_OVERLAP", false),
         ],
         Era::V4_15 => &[
             (FairSleepers, "GENTLE_FAIR_SLEEPERS", true),

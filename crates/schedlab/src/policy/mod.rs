@@ -12,9 +12,9 @@ mod flags;
 mod tunables;
 
 pub use era::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, Era, EraRules, Generation, GroupCompare,
-    IdleSibling, NewidleGate, NohzBalancer, Picker, TickStop, WakeAffineIdle, WakeupBuddies,
-    WeightLoads, WeightTie,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, EraRules, Generation,
+    GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, TickStop,
+    WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

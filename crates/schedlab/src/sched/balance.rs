@@ -12,7 +12,7 @@ use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
 use crate::policy::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, Era, GroupCompare, NewidleGate, SdFlag,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, GroupCompare, NewidleGate, SdFlag,
 };
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
@@ -334,6 +334,7 @@ fn load_balance(
     let smt = d.has(SdFlag::ShareCpuCapacity);
     update_idle_cpu_scan(env, this, level, idle);
     let Some(imb) = find_busiest_group(env, this, level, idle) else {
+        clear_group_imbalance(env, this, level);
         env.count(lb(name, idle, LbOutcome::Balanced));
         let st = &mut env.state_mut().lb[this][level];
         st.nr_balance_failed = 0;
@@ -350,13 +351,27 @@ fn load_balance(
         .groups[imb.group];
     work.group = group;
     let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
+        clear_group_imbalance(env, this, level);
         return 0;
     };
     work.locked = Some(env.topology().distance(this, busiest));
     let failed = env.state().lb[this][level].nr_balance_failed;
     let hot_ok = (smt && env.policy().era.rules().smt_never_hot) || failed > cache_nice_tries;
     let kind = imb.kind;
-    let moved = detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
+    let (moved, pinned_short) =
+        detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
+    // Affinity kept the balance short: the parent's local group (this
+    // domain's span) is marked imbalanced.
+    if pinned_short && env.policy().era.rules().affinity_group_imbalance && level + 1 < levels {
+        let parent = env
+            .domains()
+            .of(this)
+            .nth(level + 1)
+            .expect("level exists")
+            .level;
+        let first = span.first().expect("a domain has CPUs");
+        env.state_mut().group_imbalance.insert((parent, first));
+    }
     if moved > 0 {
         env.state_mut().lb[this][level].nr_balance_failed = 0;
         env.count(lb(name, idle, LbOutcome::Pulled));
@@ -379,6 +394,22 @@ fn load_balance(
         return 1;
     }
     0
+}
+
+/// load_balance's out_balanced (v4.15, v6.5): a balance that found nothing
+/// to pull clears the parent's local group's imbalance flag.
+fn clear_group_imbalance(env: &mut impl SchedEnv, this: usize, level: usize) {
+    if !env.policy().era.rules().affinity_group_imbalance {
+        return;
+    }
+    let key = {
+        let mut doms = env.domains().of(this).skip(level);
+        let (Some(d), Some(parent)) = (doms.next(), doms.next()) else {
+            return;
+        };
+        (parent.level, d.span.first().expect("a domain has CPUs"))
+    };
+    env.state_mut().group_imbalance.remove(&key);
 }
 
 /// Whether a failed balance may kick the busiest CPU's stopper (once the
@@ -475,7 +506,7 @@ fn find_busiest_group_classified(
             continue;
         }
         // smt_balance (v6.12): a core sharing its capacity among tasks.
-        if smt_balance && groups_are_cores && s.nr_running > 1 && s.kind != GroupType::Overloaded {
+        if smt_balance && groups_are_cores && s.nr_running > 1 && s.kind < GroupType::SmtBalance {
             s.kind = GroupType::SmtBalance;
         }
         let has_spare_order = |s: &GroupStats| (std::cmp::Reverse(s.idle_cpus), s.nr_running);
@@ -484,6 +515,8 @@ fn find_busiest_group_classified(
             Some((_, b)) if s.kind != b.kind => s.kind > b.kind,
             Some((_, b)) => match s.kind {
                 GroupType::HasSpare => has_spare_order(&s) > has_spare_order(b),
+                // The first imbalanced group stays: nothing ranks them.
+                GroupType::Imbalanced => false,
                 // update_sd_pick_busiest (v6.12): with idle CPUs on either
                 // side, compared as groups with spare capacity.
                 GroupType::SmtBalance if s.idle_cpus != 0 || b.idle_cpus != 0 => {
@@ -498,7 +531,18 @@ fn find_busiest_group_classified(
     }
     let local = local?;
     let (group, b) = busiest?;
-    if b.nr_running == 0 || local.kind > b.kind {
+    if b.nr_running == 0 {
+        return None;
+    }
+    if b.kind == GroupType::Imbalanced {
+        // force_balance; calculate_imbalance (v6.5): move any one task.
+        return Some(Imbalance {
+            group,
+            amount: 1,
+            kind: Migrate::Task,
+        });
+    }
+    if local.kind > b.kind {
         return None;
     }
     let domain_avg = total_load * SCHED_CAPACITY_SCALE / total_cap.max(1);
@@ -663,9 +707,11 @@ fn find_busiest_queue(
 }
 
 /// detach_tasks + attach_tasks: queued tasks of `busiest` that may move
-/// (affinity, not running, not cache-hot unless allowed), from the tail,
-/// until the imbalance is met; at most nr_migrate looked at; one for
-/// new-idle.
+/// (affinity, not running, not cache-hot unless allowed), in the era's
+/// list order, until the imbalance is met; at most nr_migrate looked at;
+/// one for new-idle where the era says so. Returns the tasks moved and
+/// whether affinity refused a task while imbalance is left
+/// (LBF_SOME_PINNED with env->imbalance > 0).
 #[allow(clippy::too_many_arguments)]
 fn detach_and_attach(
     env: &mut impl SchedEnv,
@@ -676,21 +722,38 @@ fn detach_and_attach(
     hot_ok: bool,
     level: &'static str,
     work: &mut LbWork,
-) -> usize {
-    let loop_max = (env.policy().tunables.nr_migrate as usize).min(env.rq(busiest).nr_running);
-    let candidates: Vec<usize> = env.rq(busiest).queued().rev().take(loop_max).collect();
+) -> (usize, bool) {
+    let order = env.policy().era.rules().detach_order;
+    let candidates = detach_candidates(env, busiest);
     let mut left = imb.amount as i64;
     let mut moved = 0;
+    let mut some_pinned = false;
+    // load_balance detaches only from a queue running more than one task.
+    let several = env.rq(busiest).nr_running > 1;
     for t in candidates {
         if left <= 0 {
             break;
         }
         work.examined += 1;
+        // A task detach_tasks (4.15+) passes over goes to the list's head.
+        let skip = |env: &mut _, t| {
+            if order == DetachOrder::LeastRecentlyUsedFirst {
+                SchedEnv::list_move_head(env, busiest, t);
+            }
+        };
+        // can_migrate_task: affinity, then the running task, then task_hot.
         if !env.allowed(t).contains(this) {
+            some_pinned = several;
+            skip(env, t);
+            continue;
+        }
+        if env.rq(busiest).curr == Some(t) {
+            skip(env, t);
             continue;
         }
         if !hot_ok && task_hot(env, t, busiest, this) {
             env.count(lb(level, idle, LbOutcome::HotRefused));
+            skip(env, t);
             continue;
         }
         let balance_load = env.policy().era.rules().balance_load;
@@ -704,6 +767,7 @@ fn detach_and_attach(
         // Skip a task whose half load exceeds what is left to move
         // (balance_tasks v2.6.28, detach_tasks v4.15).
         if balance_load != BalanceLoad::Pelt && (load / 2) as i64 > left {
+            skip(env, t);
             continue;
         }
         env.migrate_queued(t, busiest, this, Reason::LoadBalance);
@@ -718,7 +782,32 @@ fn detach_and_attach(
             break;
         }
     }
-    moved
+    (moved, some_pinned && left > 0)
+}
+
+/// The tasks of `busiest`'s list (the running one included) in the order
+/// the era's balancer walks them, as many as it looks at:
+/// balance_tasks (v2.6.28) from the head of cfs_rq->tasks, newest enqueue
+/// first, until `loops++ > sysctl_sched_nr_migrate`; detach_tasks (v4.15,
+/// v6.5) from the tail of cfs_tasks, least recently picked first, at most
+/// loop_max = min(nr_migrate, nr_running). Sorting by the stamps costs
+/// O(n log n) per balance and nothing per pick.
+fn detach_candidates(env: &impl SchedEnv, busiest: usize) -> Vec<usize> {
+    let rq = env.rq(busiest);
+    let nr_migrate = env.policy().tunables.nr_migrate as usize;
+    let mut tasks: Vec<usize> = rq.curr.into_iter().chain(rq.queued()).collect();
+    let limit = match env.policy().era.rules().detach_order {
+        DetachOrder::NewestEnqueuedFirst => {
+            tasks.sort_by_key(|&t| std::cmp::Reverse(env.entity(t).enqueued_seq));
+            nr_migrate + 1
+        }
+        DetachOrder::LeastRecentlyUsedFirst => {
+            tasks.sort_by_key(|&t| env.entity(t).mru_seq);
+            nr_migrate.min(rq.nr_running)
+        }
+    };
+    tasks.truncate(limit);
+    tasks
 }
 
 /// A task ran within migration_cost, or is its queue's buddy (CACHE_HOT_BUDDY).
@@ -942,15 +1031,15 @@ mod tests {
         let mut work = LbWork::default();
         assert_eq!(load_balance(&mut env, 1, mc, IdleType::Idle, &mut work), 1);
         // It read all 16 CPUs (CPU 1 itself, its sibling 9, 14 in the LLC),
-        // then the busiest core {0, 8} again, locked CPU 0's queue and moved
-        // the first task it examined.
+        // then the busiest core {0, 8} again, locked CPU 0's queue and
+        // examined two tasks from the tail of cfs_tasks: the running hog 0
+        // (picked before 1 and 2 were enqueued), skipped, then hog 1, moved.
         assert_eq!(work.visited(&env.topo), [1, 1, 16, 0, 0]);
         assert_eq!(work.locked, Some(CpuDistance::SameLlc));
-        assert_eq!((work.examined, work.moved), (1, 1));
+        assert_eq!((work.examined, work.moved), (2, 1));
         assert_eq!(env.migrated.len(), 1);
         let (task, from, to, why) = env.migrated[0];
-        // detach_tasks walks from the tail of the queue: the last hog queued.
-        assert_eq!((task, from, to, why), (2, 0, 1, Reason::LoadBalance));
+        assert_eq!((task, from, to, why), (1, 0, 1, Reason::LoadBalance));
         for c in [
             lb("MC", IdleType::Idle, LbOutcome::Imbalanced),
             lb("MC", IdleType::Idle, LbOutcome::Pulled),
@@ -966,6 +1055,147 @@ mod tests {
             );
         }
         assert_eq!(env.state.lb[1][mc].nr_balance_failed, 0);
+    }
+
+    /// balance_tasks with load_balance_start_fair (v2.6.28 kernel/sched.c,
+    /// sched_fair.c): the walk starts at the head of cfs_rq->tasks, where
+    /// account_entity_enqueue puts each enqueued task; picks do not move
+    /// it. CPU 0 runs hog 0 with hogs 1, 2, 3 queued, then hog 1 sleeps
+    /// and wakes: the list from its head is 1, 3, 2, 0. A one-task
+    /// imbalance (1024) moves hog 1; two tasks move 1 then 3. (Highest
+    /// vruntime first, the old order, would have taken 3 first.)
+    #[test]
+    fn balance_tasks_2_6_28_detaches_the_newest_enqueued_first() {
+        for (amount, want) in [(1024, vec![1]), (2048, vec![1, 3])] {
+            let mut env = TestEnv::era("phoenix-2008", Era::V2_6_28);
+            env.hogs(&[0], 4);
+            env.rqs[0].dequeue(1, &mut env.ents, &env.policy);
+            env.rqs[0].enqueue(1, &mut env.ents);
+            let imb = Imbalance {
+                group: 0,
+                amount,
+                kind: Migrate::Load,
+            };
+            let mut work = LbWork::default();
+            let moved =
+                detach_and_attach(&mut env, 0, 1, imb, IdleType::Idle, true, "MC", &mut work).0;
+            let tasks: Vec<usize> = env.migrated.iter().map(|m| m.0).collect();
+            assert_eq!(
+                (moved, tasks, work.examined),
+                (want.len(), want.clone(), want.len() as u32)
+            );
+        }
+    }
+
+    /// detach_tasks (v4.15 kernel/sched/fair.c; v6.5 and v6.12 alike): the
+    /// walk takes the tail of rq->cfs_tasks, an enqueue adds at the head,
+    /// pick_next_task_fair moves each pick to the head, and a task the walk
+    /// skips goes to the head too. CPU 0: hogs 0..3 enqueued in order with
+    /// 0 picked first; then 3 is picked, then 0 again. From the tail the
+    /// list is 1, 2, 3, 0 (running). Hog 1 may run only on CPU 0.
+    /// A one-task imbalance examines 1 (pinned: to the head), then moves 2
+    /// (highest vruntime first, the old order, took 3). The next balance,
+    /// for two tasks, sees 3, 0, 1: moves 3, skips the running 0 and the
+    /// pinned 1, having examined all three.
+    #[test]
+    fn detach_tasks_4_15_takes_the_least_recently_picked_first() {
+        let mut env = TestEnv::era("desktop-8c", Era::V4_15);
+        env.hogs(&[0], 4);
+        env.rqs[0].put_prev(0, &env.ents);
+        env.rqs[0].set_curr(3, &mut env.ents, env.now);
+        env.rqs[0].put_prev(3, &env.ents);
+        env.rqs[0].set_curr(0, &mut env.ents, env.now);
+        env.affinity[1] = CpuSet::single(0);
+        for t in 1..4 {
+            env.ents[t].exec_start_ns = env.now - 10_000_000;
+        }
+        let imb = |amount| Imbalance {
+            group: 0,
+            amount,
+            kind: Migrate::Load,
+        };
+        let mut work = LbWork::default();
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            1,
+            imb(1024),
+            IdleType::Idle,
+            true,
+            "MC",
+            &mut work,
+        );
+        // Imbalance met: LBF_SOME_PINNED with nothing left does not count.
+        assert_eq!((moved, work.examined), ((1, false), 2));
+        assert_eq!(env.migrated[0].0, 2);
+        assert!(
+            env.ents[1].mru_seq > env.ents[0].mru_seq,
+            "the skipped task went to the head"
+        );
+        let mut work = LbWork::default();
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            2,
+            imb(2048),
+            IdleType::Idle,
+            true,
+            "MC",
+            &mut work,
+        );
+        // 1024 left behind with a pinned task seen: the balance is short
+        // because of affinity (LBF_SOME_PINNED, imbalance > 0).
+        assert_eq!((moved, work.examined), ((1, true), 3));
+        assert_eq!(env.migrated[1].0, 3);
+    }
+
+    /// load_balance and group_classify (v6.5 kernel/sched/fair.c; v4.15's
+    /// sgc->imbalance is the same flag) on the desktop: CPU 1 runs hog 0
+    /// with hogs 1 and 2 queued, both pinned to CPU 1. Idle CPU 9 balances
+    /// the SMT domain {1, 9}: CPU 1 is overloaded, but detach_tasks skips
+    /// the running hog and the two pinned ones (LBF_SOME_PINNED) with
+    /// imbalance left, so the parent (MC) group {1, 9} is marked
+    /// imbalanced.
+    /// Then, with one task each on CPUs 0 and 1, busy CPU 0's MC balance
+    /// finds core {1, 9} (1 task, has_spare) and stops (a busy CPU leaves
+    /// a group that is not overloaded alone); marked imbalanced, the
+    /// group is group_imbalanced, which forces a balance of one task
+    /// (calculate_imbalance: migrate_task, 1). 4.15 forces it too
+    /// (find_busiest_group's goto force_balance). An idle CPU 9 that
+    /// finds {1, 9} balanced (one task on CPU 1) clears the mark
+    /// (out_balanced).
+    #[test]
+    fn group_imbalanced_6_5_set_by_pinned_tasks_forces_a_balance() {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        env.hogs(&[1], 3);
+        for t in [1, 2] {
+            env.affinity[t] = CpuSet::single(1);
+        }
+        let smt = level_index(&env, 9, "SMT");
+        let mut work = LbWork::default();
+        assert_eq!(load_balance(&mut env, 9, smt, IdleType::Idle, &mut work), 0);
+        assert!(env.state.group_imbalance.contains(&("MC", 1)));
+
+        for era in [Era::V6_5, Era::V4_15] {
+            let mut env = TestEnv::era("desktop-8c", era);
+            env.hogs(&[0, 1], 1);
+            let mc = level_index(&env, 0, "MC");
+            assert!(
+                find_busiest_group(&env, 0, mc, IdleType::Busy).is_none(),
+                "{era}"
+            );
+            env.state.group_imbalance.insert(("MC", 1));
+            let imb = find_busiest_group(&env, 0, mc, IdleType::Busy).expect("forced");
+            let d = env.domains.of(0).nth(mc).unwrap();
+            assert_eq!(d.groups[imb.group].first(), Some(1), "{era}");
+            if era == Era::V6_5 {
+                assert_eq!((imb.kind, imb.amount), (Migrate::Task, 1));
+            }
+            let smt = level_index(&env, 9, "SMT");
+            let mut work = LbWork::default();
+            assert_eq!(load_balance(&mut env, 9, smt, IdleType::Idle, &mut work), 0);
+            assert!(env.state.group_imbalance.is_empty(), "{era}");
+        }
     }
 
     /// idle_balance / load_balance_newidle (v2.6.27): CPU 1 is about to

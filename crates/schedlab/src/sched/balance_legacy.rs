@@ -6,7 +6,9 @@
 //! Group power (init_sched_groups_power, the default "perf" policy): a
 //! group whose child domain shares a core or a cache has the power of one
 //! CPU, so it should run one task while other groups idle; else the sum
-//! of its CPUs'.
+//! of its child groups'. NODE and ALLNODES groups add each package's power
+//! once (init_numa_sched_groups_power): 1024 per package. find_idlest_group
+//! divides by the same power.
 
 use super::balance::{Imbalance, Migrate};
 use crate::counters::IdleType;
@@ -71,6 +73,50 @@ fn tally(
     }
 }
 
+/// A group's __cpu_power (v2.6.28, the default "perf" policy), for a
+/// group of `this`'s domain at index `level`:
+/// - NODE and ALLNODES groups (init_numa_sched_groups_power): each
+///   physical package's power added once. A package's power (its phys
+///   domain group's) is one CPU's, 1024: the package's child level shares
+///   a core or a cache, or it has none.
+/// - Other levels (init_sched_groups_power): one CPU's power when the
+///   child domain shares a core or a cache (SD_SHARE_CPUPOWER,
+///   SD_SHARE_PKG_RESOURCES) or there is none; else the sum of the child
+///   domain's groups' power.
+pub(crate) fn group_power(
+    env: &impl SchedEnv,
+    this: usize,
+    level: usize,
+    g: &crate::cpuset::CpuSet,
+) -> u64 {
+    let Some(d) = env.domains().of(this).nth(level) else {
+        return SCALE * g.len() as u64;
+    };
+    if matches!(d.level, "NODE" | "ALLNODES") {
+        let mut packages: Vec<usize> = g.iter().map(|c| env.topology().cpus[c].package).collect();
+        packages.sort_unstable();
+        packages.dedup();
+        return SCALE * packages.len() as u64;
+    }
+    let Some(first) = g.iter().next() else {
+        return SCALE;
+    };
+    let Some(child) = level
+        .checked_sub(1)
+        .and_then(|c| env.domains().of(first).nth(c))
+    else {
+        return SCALE;
+    };
+    if child.has(SdFlag::ShareCpuCapacity) || child.has(SdFlag::SharePkgResources) {
+        return SCALE;
+    }
+    child
+        .groups
+        .iter()
+        .map(|cg| group_power(env, first, level - 1, cg))
+        .sum()
+}
+
 /// find_busiest_group (v2.6.28): the busiest group and the weighted load
 /// to move, or None when balanced.
 pub(crate) fn find_busiest_group(
@@ -80,27 +126,18 @@ pub(crate) fn find_busiest_group(
     idle: IdleType,
 ) -> Option<Imbalance> {
     let d = env.domains().of(this).nth(level).expect("level exists");
-    let child = level
-        .checked_sub(1)
-        .and_then(|c| env.domains().of(this).nth(c));
     let p = &d.params;
     let idx = match idle {
         IdleType::Busy => p.busy_idx,
         IdleType::Idle => p.idle_idx,
         IdleType::NewIdle => p.newidle_idx,
     };
-    let shared_child =
-        child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity) || c.has(SdFlag::SharePkgResources));
     let local_gi = d.group_of(this)?;
     let (mut total_load, mut total_pwr) = (0, 0);
     let mut local = Group::default();
     let mut busiest: Option<(usize, Group)> = None;
     for (gi, g) in d.groups.iter().enumerate() {
-        let power = if shared_child {
-            SCALE
-        } else {
-            SCALE * g.len() as u64
-        };
+        let power = group_power(env, this, level, g);
         let s = tally(env, g, gi == local_gi, idx, power);
         total_load += s.avg_load * power / SCALE;
         total_pwr += power;
@@ -261,5 +298,60 @@ mod tests {
         let s = tally(&env, &d.groups[g], false, 0, SCALE);
         assert!(s.imbalanced);
         assert_eq!((s.avg_load, s.nr), (4096, 4));
+    }
+
+    /// init_numa_sched_groups_power (v2.6.28 kernel/sched.c) on a machine
+    /// of 2 nodes x 2 packages x 2 cores: MC groups are CPUs (1024), CPU
+    /// groups are packages (1024: their MC child shares the cache), and a
+    /// NODE group adds each of its packages' power once: 2048, where
+    /// schedlab counted 1024 per CPU (4096).
+    /// CPU 0 balances node 1, whose CPUs 4, 5 and 6 run one task each
+    /// (cpu_load 1024), at NODE while idle. Node 1's capacity is 2048 / 1024
+    /// = 2 tasks, so its 3 make it the busiest (at 4096 it had room for
+    /// 4 and the domain was balanced): avg_load 3072 x 1024 / 2048 = 1536,
+    /// the domain's 1536 x 2 x 1024 / 4096 = 768, per task 1024; max_pull
+    /// = min(1536 - 768, 1536 - 1024) = 512, imbalance = min(512 x 2048,
+    /// 768 x 2048) / 1024 = 1024: one task.
+    #[test]
+    fn node_group_power_2_6_28_adds_each_package_once() {
+        use crate::topology::{HwCosts, Layout, MachineSpec, Numbering, Shape};
+        let spec = MachineSpec {
+            name: "two-packages-per-node".into(),
+            description: String::new(),
+            layout: Layout::Shape(Shape {
+                nodes: 2,
+                packages_per_node: 2,
+                llcs_per_package: 1,
+                cores_per_llc: 2,
+                threads_per_core: 1,
+                numbering: Numbering::default(),
+            }),
+            distances: None,
+            costs: HwCosts::default(),
+            calibration: None,
+        };
+        let mut env = TestEnv::with_machine(spec, crate::policy::PolicySpec::era(Era::V2_6_28));
+        let power = |env: &TestEnv, level: &str| {
+            let li = level_index(env, 0, level);
+            let d = env.domains.of(0).nth(li).unwrap();
+            d.groups
+                .iter()
+                .map(|g| group_power(env, 0, li, g))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(power(&env, "MC"), vec![1024, 1024]);
+        assert_eq!(power(&env, "CPU"), vec![1024, 1024]);
+        assert_eq!(power(&env, "NODE"), vec![2048, 2048]);
+        env.hogs(&[4, 5, 6], 1);
+        for c in [4, 5, 6] {
+            env.cpu_loads[c].cpu_load = [1024; 5];
+        }
+        let node = level_index(&env, 0, "NODE");
+        let imb = find_busiest_group(&env, 0, node, IdleType::Idle).expect("imbalanced");
+        assert_eq!(
+            env.domains.of(0).nth(node).unwrap().groups[imb.group].first(),
+            Some(4)
+        );
+        assert_eq!((imb.kind, imb.amount), (Migrate::Load, 1024));
     }
 }

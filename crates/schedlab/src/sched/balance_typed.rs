@@ -14,17 +14,18 @@ use crate::counters::IdleType;
 use crate::policy::SdFlag;
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::wakeup::legacy_loads;
-use crate::sched::{instant_load, SchedEnv};
+use crate::sched::{instant_load, sg_imbalanced, SchedEnv};
 
 /// sd_init's smt_gain (v4.15 kernel/sched/topology.c): what a core's SMT
 /// threads are worth together.
 const SMT_GAIN: u64 = 1178;
 
-/// group_type (v4.15); group_imbalanced needs affinity-constrained
-/// balancing failures, which schedlab does not track, so it never occurs.
+/// group_type (v4.15): group_imbalanced is a group whose sgc->imbalance
+/// an affinity-constrained balance below set (`sched::sg_imbalanced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum GroupType {
     Other,
+    Imbalanced,
     Overloaded,
 }
 
@@ -42,12 +43,16 @@ struct Stats {
     avg_load: u64,
     load_per_task: u64,
     no_capacity: bool,
+    /// sg_imbalanced(group).
+    imbalanced: bool,
 }
 
 impl Stats {
     fn kind(&self) -> GroupType {
         if self.no_capacity {
             GroupType::Overloaded
+        } else if self.imbalanced {
+            GroupType::Imbalanced
         } else {
             GroupType::Other
         }
@@ -119,7 +124,8 @@ pub(crate) fn find_busiest_group(
         IdleType::NewIdle => d.params.newidle_idx,
     };
     let local_gi = d.group_of(this)?;
-    let local = group_stats(env, &d.groups[local_gi], true, idx, pct);
+    let mut local = group_stats(env, &d.groups[local_gi], true, idx, pct);
+    local.imbalanced = sg_imbalanced(env, d.level, &d.groups[local_gi]);
     let (mut total_load, mut total_capacity) = (local.load, local.capacity);
     // update_sd_pick_busiest starts from a zeroed "other" group.
     let mut busiest: Option<(usize, Stats)> = None;
@@ -128,6 +134,7 @@ pub(crate) fn find_busiest_group(
             continue;
         }
         let mut s = group_stats(env, g, false, idx, pct);
+        s.imbalanced = sg_imbalanced(env, d.level, g);
         total_load += s.load;
         total_capacity += s.capacity;
         // A child preferring siblings: a group running two more tasks than
@@ -145,7 +152,10 @@ pub(crate) fn find_busiest_group(
         return None;
     }
     let domain_avg = SCHED_CAPACITY_SCALE * total_load / total_capacity;
-    let forced = idle != IdleType::Busy && local.has_capacity(pct) && b.no_capacity;
+    // A group_imbalanced busiest skips the checks below, which assume
+    // every task could go anywhere.
+    let forced = b.kind() == GroupType::Imbalanced
+        || (idle != IdleType::Busy && local.has_capacity(pct) && b.no_capacity);
     if !forced {
         if local.avg_load >= b.avg_load || local.avg_load >= domain_avg {
             return None;
@@ -174,6 +184,13 @@ fn calculate_imbalance(
     b: &Stats,
     domain_avg: u64,
 ) -> u64 {
+    // group_imbalanced: group-wide averages mislead, so a task counts at
+    // most the domain's average load.
+    let mut b = *b;
+    if b.kind() == GroupType::Imbalanced {
+        b.load_per_task = b.load_per_task.min(domain_avg);
+    }
+    let b = &b;
     if b.avg_load <= domain_avg || local.avg_load >= domain_avg {
         return fix_small_imbalance(env, this, local, b, 0);
     }

@@ -55,6 +55,14 @@ pub struct Entity {
     /// EEVDF PLACE_REL_DEADLINE: deadline - vruntime, kept across a move
     /// between queues.
     pub rel_deadline: Option<u64>,
+    /// The run queue's list clock when the task was last enqueued there
+    /// (account_entity_enqueue's list_add at the head of the task list): a
+    /// larger stamp is nearer the head.
+    pub enqueued_seq: u64,
+    /// The clock when the task last went to the head of the list by an
+    /// enqueue, a pick (4.15+ pick_next_task_fair's list_move, which makes
+    /// cfs_tasks most recently used first) or a skip in detach_tasks.
+    pub mru_seq: u64,
 }
 
 impl Entity {
@@ -72,6 +80,8 @@ impl Entity {
             vlag: 0,
             delayed: false,
             rel_deadline: None,
+            enqueued_seq: 0,
+            mru_seq: 0,
         }
     }
 }
@@ -114,6 +124,10 @@ pub struct CfsRq {
     /// EEVDF: update_curr asked for a reschedule (deadline renewed, or a
     /// short-slice preemption); the tick or a wakeup acts on it.
     resched: bool,
+    /// Stamps the order of the kernel's task list (cfs_rq->tasks in
+    /// 2.6.2x, rq->cfs_tasks later) without keeping the list: each move to
+    /// its head takes the next value (see `Entity::enqueued_seq`, `mru_seq`).
+    list_clock: u64,
 }
 
 impl CfsRq {
@@ -134,6 +148,7 @@ impl CfsRq {
             avg_load: 0,
             protect: None,
             resched: false,
+            list_clock: 0,
         }
     }
 
@@ -242,8 +257,19 @@ impl CfsRq {
         self.min_vruntime = self.min_vruntime.max(candidate);
     }
 
-    /// Puts a runnable task in the tree (not as curr).
-    pub fn enqueue(&mut self, id: TaskId, ents: &[Entity]) {
+    /// Moves `id` to the head of the task list (list_move to cfs_tasks):
+    /// the most recently used end, which detach_tasks (4.15+) reaches last.
+    pub fn list_move_head(&mut self, id: TaskId, ents: &mut [Entity]) {
+        self.list_clock += 1;
+        ents[id].mru_seq = self.list_clock;
+    }
+
+    /// Puts a runnable task in the tree (not as curr), and at the head of
+    /// the task list.
+    pub fn enqueue(&mut self, id: TaskId, ents: &mut [Entity]) {
+        self.list_clock += 1;
+        ents[id].enqueued_seq = self.list_clock;
+        ents[id].mru_seq = self.list_clock;
         let e = &ents[id];
         let inserted = self.tree_insert(id, e);
         debug_assert!(inserted, "task {id} enqueued twice");
@@ -306,6 +332,9 @@ impl CfsRq {
         let e = &mut ents[id];
         e.exec_start_ns = now_ns;
         e.prev_sum_exec_ns = e.sum_exec_ns;
+        // pick_next_task_fair (4.15+) moves the pick to the list's head.
+        self.list_clock += 1;
+        e.mru_seq = self.list_clock;
         self.curr = Some(id);
         self.resched = false;
         if self.eevdf {
@@ -462,6 +491,7 @@ impl CfsRq {
         task: TaskId,
         ents: &[Entity],
         policy: &KernelPolicy,
+        overlap_preempts: bool,
     ) -> bool {
         if self.eevdf {
             return self.check_preempt_eevdf(curr, task, ents, policy);
@@ -484,6 +514,10 @@ impl CfsRq {
         }
         if !f.has(Feature::WakeupPreemption) {
             return false;
+        }
+        // WAKEUP_OVERLAP (2.6.2x, `sched::wakeup_overlap_preempts`).
+        if overlap_preempts {
+            return true;
         }
         let preempt = Self::wakeup_preempt_entity(&ents[curr], &ents[task], t) == 1;
         if preempt && buddies == WakeupBuddies::ByFeature {
@@ -542,8 +576,8 @@ mod tests {
         let t = Tunables::defaults(Era::V6_5, 8); // 24 ms latency, 3 ms min gran, nr_latency 8
         let mut e = ents(&[1024, 2048]);
         let mut rq = CfsRq::new(0);
-        rq.enqueue(0, &e);
-        rq.enqueue(1, &e);
+        rq.enqueue(0, &mut e);
+        rq.enqueue(1, &mut e);
         assert_eq!(rq.slice(1024, true, &t), 8_000_000);
         assert_eq!(rq.slice(2048, true, &t), 16_000_000);
         // 10 tasks exceed nr_latency: the period stretches to 10 x 3 ms.
@@ -602,7 +636,7 @@ mod tests {
         e[2].vruntime = VRUNTIME_ORIGIN + 5_000_000;
         let mut rq = CfsRq::new(0);
         for i in 0..3 {
-            rq.enqueue(i, &e);
+            rq.enqueue(i, &mut e);
         }
         assert_eq!(rq.pick_next(&e, &p), Some(0));
         rq.next = Some(2);
@@ -632,10 +666,10 @@ mod tests {
         e[1].vruntime = VRUNTIME_ORIGIN + 50_000_000;
         e[2].vruntime = VRUNTIME_ORIGIN + 10;
         let mut rq = CfsRq::new(0);
-        rq.enqueue(2, &e);
+        rq.enqueue(2, &mut e);
         rq.set_curr(2, &mut e, 0);
-        rq.enqueue(0, &e);
-        rq.enqueue(1, &e);
+        rq.enqueue(0, &mut e);
+        rq.enqueue(1, &mut e);
         rq.next = Some(1);
         assert_eq!(rq.slice(1024, true, &t), 6_666_666);
         assert_eq!(rq.pick_next_pair(&e, &t, 6_666_666), Some(1));
@@ -666,15 +700,62 @@ mod tests {
         e[1].vruntime = VRUNTIME_ORIGIN + 49_000_000;
         e[2].vruntime = VRUNTIME_ORIGIN;
         let mut rq = CfsRq::new(0);
-        rq.enqueue(0, &e);
+        rq.enqueue(0, &mut e);
         rq.set_curr(0, &mut e, 0);
-        rq.enqueue(1, &e);
-        rq.enqueue(2, &e);
+        rq.enqueue(1, &mut e);
+        rq.enqueue(2, &mut e);
         // 1 ms behind the running task: within the wakeup granularity.
-        assert!(!rq.check_preempt_wakeup(0, 1, &e, &policy));
+        assert!(!rq.check_preempt_wakeup(0, 1, &e, &policy, false));
         assert_eq!((rq.next, rq.last), (None, None));
         // 50 ms behind: preempts.
-        assert!(rq.check_preempt_wakeup(0, 2, &e, &policy));
+        assert!(rq.check_preempt_wakeup(0, 2, &e, &policy, false));
         assert_eq!((rq.next, rq.last), (Some(2), None));
+    }
+
+    /// check_preempt_wakeup with WAKEUP_OVERLAP (v2.6.27 sched_fair.c, on
+    /// by default; v2.6.28, off by default): the woken task 1 ms behind the
+    /// running one is within the wakeup granularity, so it would not
+    /// preempt; but a sync wakeup between two tasks whose avg_overlap are
+    /// both below migration_cost (0.5 ms) preempts at once in 2.6.27. A
+    /// waker that runs on 1 ms after its wakeups does not. 2.6.28 with the
+    /// feature on preempts for the sync hint alone, or for two short
+    /// overlaps without it; its default leaves the feature off.
+    #[test]
+    fn check_preempt_wakeup_2_6_27_wakeup_overlap_preempts_a_sync_pair() {
+        use crate::sched::{wakeup_overlap_preempts, TaskSched};
+        let short = TaskSched {
+            avg_overlap_ns: 100_000,
+            ..TaskSched::default()
+        };
+        let long = TaskSched {
+            avg_overlap_ns: 1_000_000,
+            ..TaskSched::default()
+        };
+        let v27 = crate::policy::PolicySpec::era(Era::V2_6_27)
+            .resolve(2)
+            .unwrap();
+        let mut e = vec![Entity::new(1024, 0); 2];
+        e[0].vruntime = VRUNTIME_ORIGIN + 50_000_000;
+        e[1].vruntime = VRUNTIME_ORIGIN + 49_000_000;
+        let mut rq = CfsRq::new(0);
+        rq.enqueue(0, &mut e);
+        rq.set_curr(0, &mut e, 0);
+        rq.enqueue(1, &mut e);
+        let overlap = wakeup_overlap_preempts(&v27, true, &short, &short);
+        assert!(overlap);
+        assert!(rq.check_preempt_wakeup(0, 1, &e, &v27, overlap));
+        assert!(!rq.check_preempt_wakeup(0, 1, &e, &v27, false));
+        assert!(!wakeup_overlap_preempts(&v27, true, &long, &short));
+        assert!(!wakeup_overlap_preempts(&v27, false, &short, &short));
+        let v28 = crate::policy::PolicySpec::era(Era::V2_6_28)
+            .resolve(2)
+            .unwrap();
+        assert!(!wakeup_overlap_preempts(&v28, true, &short, &short));
+        let mut spec = crate::policy::PolicySpec::era(Era::V2_6_28);
+        spec.features.insert("WAKEUP_OVERLAP".into(), true);
+        let v28_on = spec.resolve(2).unwrap();
+        assert!(wakeup_overlap_preempts(&v28_on, true, &long, &long));
+        assert!(wakeup_overlap_preempts(&v28_on, false, &short, &short));
+        assert!(!wakeup_overlap_preempts(&v28_on, false, &long, &short));
     }
 }

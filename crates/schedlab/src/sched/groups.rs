@@ -14,6 +14,9 @@ pub(crate) enum GroupType {
     /// v6.6+, balancer only: a core running more than one task, seen from
     /// an idle CPU (group_smt_balance).
     SmtBalance,
+    /// sgc->imbalance set: affinity left a balance below short
+    /// (`sched::sg_imbalanced`).
+    Imbalanced,
     Overloaded,
 }
 
@@ -58,6 +61,8 @@ pub(crate) fn group_stats(
     let pct = sd.params.imbalance_pct as u64;
     let kind = if nr > weight && (capacity * 100 < util * pct || capacity * pct < runnable * 100) {
         GroupType::Overloaded
+    } else if crate::sched::sg_imbalanced(env, sd.level, g) {
+        GroupType::Imbalanced
     } else if nr < weight || (capacity * 100 > util * pct && capacity * pct >= runnable * 100) {
         GroupType::HasSpare
     } else {

@@ -81,6 +81,13 @@ pub struct SchedState {
     pub max_idle_balance_cost_ns: Vec<u64>,
     /// Who balances for the tickless idle CPUs, and which they are.
     pub nohz: nohz::NohzState,
+    /// The groups whose sgc->imbalance is set (affinity left a lower
+    /// level's balance short), by level name and first CPU.
+    pub group_imbalance: std::collections::BTreeSet<(&'static str, usize)>,
+    /// Per CPU: rq->wake_avg_idle (v6.5 SIS_PROP) and the jiffy it was
+    /// last aged to (wake_stamp).
+    pub wake_avg_idle_ns: Vec<u64>,
+    pub wake_stamp_jiffies: Vec<u64>,
 }
 
 impl SchedState {
@@ -98,6 +105,10 @@ impl SchedState {
             overload: false,
             max_idle_balance_cost_ns: vec![policy.tunables.migration_cost_ns; topo.ncpus()],
             nohz: nohz::NohzState::new(topo),
+            group_imbalance: Default::default(),
+            // sched_init: wake_avg_idle = avg_idle = 2 x migration_cost.
+            wake_avg_idle_ns: vec![2 * policy.tunables.migration_cost_ns; topo.ncpus()],
+            wake_stamp_jiffies: vec![now / policy.tunables.tick_ns(); topo.ncpus()],
         };
         s.reset_balance(topo, domains, now);
         s
@@ -129,6 +140,52 @@ pub struct IdleState {
     pub exit_latency_ns: u64,
     /// When the CPU last went idle.
     pub since_ns: u64,
+}
+
+/// ttwu_do_activate (v6.5 kernel/sched/core.c): a CPU woken from idle
+/// restarts its wakeup idle estimate at half its avg_idle, stamped now.
+pub fn note_idle_wakeup(
+    state: &mut SchedState,
+    policy: &KernelPolicy,
+    cpu: usize,
+    avg_idle: u64,
+    now: u64,
+) {
+    state.wake_avg_idle_ns[cpu] = avg_idle / 2;
+    state.wake_stamp_jiffies[cpu] = now / policy.tunables.tick_ns();
+}
+
+/// WAKEUP_OVERLAP (v2.6.27, v2.6.28 check_preempt_wakeup): whether a
+/// wakeup preempts the running task at once because the two hand work
+/// back and forth: both avg_overlaps below migration_cost and the wakeup
+/// sync (2.6.27), or either (2.6.28). `sync` as try_to_wake_up left it
+/// (SYNC_WAKEUPS off clears it).
+pub fn wakeup_overlap_preempts(
+    policy: &KernelPolicy,
+    sync: bool,
+    curr: &TaskSched,
+    woken: &TaskSched,
+) -> bool {
+    let f = &policy.features;
+    if !f.has(crate::policy::Feature::WakeupOverlap) {
+        return false;
+    }
+    let sync = sync && f.has(crate::policy::Feature::SyncWakeups);
+    let limit = policy.tunables.migration_cost_ns;
+    let short = curr.avg_overlap_ns < limit && woken.avg_overlap_ns < limit;
+    if policy.era.rules().overlap_preempt_needs_sync {
+        sync && short
+    } else {
+        sync || short
+    }
+}
+
+/// sg_imbalanced (v4.15, v6.5): group `g` of a domain at level `level`
+/// has its sgc->imbalance flag set.
+pub(crate) fn sg_imbalanced(env: &impl SchedEnv, level: &'static str, g: &CpuSet) -> bool {
+    env.policy().era.rules().affinity_group_imbalance
+        && g.first()
+            .is_some_and(|f| env.state().group_imbalance.contains(&(level, f)))
 }
 
 /// add_nr_running(): a queue that now runs two or more tasks marks the
@@ -195,6 +252,9 @@ pub trait SchedEnv {
     fn decay_idle_load(&mut self, cpu: usize);
     /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);
+    /// Moves `task`, on `cpu`'s queue, to the head of its task list
+    /// (detach_tasks' list_move of a task it skips, v4.15+).
+    fn list_move_head(&mut self, cpu: usize, task: usize);
     /// The stopper on `from` pushes its running task to `to`; whether one moved.
     fn active_balance(&mut self, from: usize, to: usize) -> bool;
 }

@@ -11,7 +11,7 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::policy::{Era, KernelPolicy, PolicySpec};
-use crate::topology::{preset, Topology};
+use crate::topology::{preset, MachineSpec, Topology};
 
 pub(crate) struct TestEnv {
     pub now: u64,
@@ -41,7 +41,11 @@ impl TestEnv {
     /// Machine preset `machine` under `policy`, every CPU idle, no tasks,
     /// at 1 s of simulated time.
     pub fn new(machine: &str, policy: PolicySpec) -> TestEnv {
-        let spec = preset(machine).unwrap();
+        TestEnv::with_machine(preset(machine).unwrap(), policy)
+    }
+
+    /// As `new`, on a machine described here.
+    pub fn with_machine(spec: MachineSpec, policy: PolicySpec) -> TestEnv {
         let topo = Topology::from_spec(&spec).unwrap();
         let n = topo.ncpus();
         let policy = policy.resolve(n).unwrap();
@@ -101,10 +105,10 @@ impl TestEnv {
         rq.pelt.runnable_avg += load_avg;
         rq.pelt.util_avg += util_avg;
         if rq.curr.is_none() {
-            rq.enqueue(id, &self.ents);
+            rq.enqueue(id, &mut self.ents);
             rq.set_curr(id, &mut self.ents, self.now);
         } else {
-            rq.enqueue(id, &self.ents);
+            rq.enqueue(id, &mut self.ents);
             // Queued tasks last ran 10 ms ago: not cache-hot.
             self.ents[id].exec_start_ns = self.now - 10_000_000;
         }
@@ -204,10 +208,13 @@ impl SchedEnv for TestEnv {
     fn decay_idle_load(&mut self, _cpu: usize) {}
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         self.rqs[from].dequeue(task, &mut self.ents, &self.policy);
-        self.rqs[to].enqueue(task, &self.ents);
+        self.rqs[to].enqueue(task, &mut self.ents);
         self.task_cpu[task] = to;
         self.idle[to] = false;
         self.migrated.push((task, from, to, why));
+    }
+    fn list_move_head(&mut self, cpu: usize, task: usize) {
+        self.rqs[cpu].list_move_head(task, &mut self.ents);
     }
     /// The stopper always succeeds here; the push is recorded, not done.
     fn active_balance(&mut self, from: usize, to: usize) -> bool {

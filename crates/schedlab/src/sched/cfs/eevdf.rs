@@ -355,7 +355,7 @@ mod tests {
         ];
         let mut q = rq();
         for i in 0..3 {
-            q.enqueue(i, &e);
+            q.enqueue(i, &mut e);
         }
         assert_eq!(q.avg_vruntime(&e), O + 2250);
         // entity_eligible: only task 0 (0 <= 2250); pick_eevdf takes it
@@ -367,7 +367,7 @@ mod tests {
         // 2000 x 4096), and its deadline 1000 beats task 0's 5000.
         q.dequeue(1, &mut e, &policy(""));
         e[1] = ent(1024, 2000, 1000);
-        q.enqueue(1, &e);
+        q.enqueue(1, &mut e);
         assert_eq!(q.avg_vruntime(&e), O + 2000);
         assert!(q.entity_eligible(1, &e));
         assert_eq!(q.pick_eevdf(&e, &f), Some(1));
@@ -380,9 +380,9 @@ mod tests {
         // Curr A (1024) at 0, queued B (1024) at 2000: V = 2,048,000 / 2048 = 1000.
         let mut e = vec![ent(1024, 0, 0), ent(1024, 2000, 0), ent(2048, 0, 0)];
         let mut q = rq();
-        q.enqueue(0, &e);
+        q.enqueue(0, &mut e);
         q.set_curr(0, &mut e, 0);
-        q.enqueue(1, &e);
+        q.enqueue(1, &mut e);
         assert_eq!(q.avg_vruntime(&e), O + 1000);
         // place_entity (v6.12, PLACE_LAG): C (2048) left owed 600; the lag is
         // scaled by (W + w) / W = (2048 + 2048) / 2048: 1200, so C goes to
@@ -391,7 +391,7 @@ mod tests {
         q.place(2, &mut e, false, &p);
         assert_eq!(e[2].vruntime, O - 200);
         assert_eq!(e[2].deadline, O - 200 + 1_500_000);
-        q.enqueue(2, &e);
+        q.enqueue(2, &mut e);
         // After it joins, V' = (2,048,000 - 200 x 2048) / 4096 = 400, and
         // C's lag is V' - v = 600 again.
         assert_eq!(q.avg_vruntime(&e), O + 400);
@@ -411,7 +411,7 @@ mod tests {
         // a whole 3 ms. A new task has no lag, so it starts at V.
         let mut e = vec![ent(1024, 5000, 0), Entity::new(1024, 0)];
         let mut q = rq();
-        q.enqueue(0, &e);
+        q.enqueue(0, &mut e);
         q.set_curr(0, &mut e, 0);
         q.place(1, &mut e, true, &policy(""));
         assert_eq!(
@@ -435,9 +435,9 @@ mod tests {
         // keeps it queued, delayed.
         let mut e = vec![ent(1024, 4000, 3_000_000), ent(1024, 0, 3_000_000)];
         let mut q = rq();
-        q.enqueue(0, &e);
+        q.enqueue(0, &mut e);
         q.set_curr(0, &mut e, 0);
-        q.enqueue(1, &e);
+        q.enqueue(1, &mut e);
         assert!(q.block_curr(0, &mut e, &p));
         assert!(e[0].delayed && q.nr_running == 2 && q.load_weight == 2048);
         assert_eq!(q.pick_eevdf(&e, &p.features), Some(1));
@@ -450,9 +450,9 @@ mod tests {
         // (within entity_lag's limit, a 4 ms tick at weight 1024).
         let mut e = vec![ent(1024, 4000, 3_000_000), ent(1024, 0, 3_000_000)];
         let mut q = rq();
-        q.enqueue(0, &e);
+        q.enqueue(0, &mut e);
         q.set_curr(0, &mut e, 0);
-        q.enqueue(1, &e);
+        q.enqueue(1, &mut e);
         assert!(!q.block_curr(0, &mut e, &policy(r#""DELAY_DEQUEUE":false"#)));
         assert_eq!((q.nr_running, e[0].vlag), (1, -2000));
     }
@@ -466,8 +466,8 @@ mod tests {
         let mut e = vec![ent(1024, 4000, 3_000_000), ent(1024, 10_000, 3_000_000)];
         e[0].delayed = true;
         let mut q = rq();
-        q.enqueue(0, &e);
-        q.enqueue(1, &e);
+        q.enqueue(0, &mut e);
+        q.enqueue(1, &mut e);
         q.set_curr(1, &mut e, 0);
         q.finish_delayed(0, &mut e, &p);
         assert!(!e[0].delayed && q.nr_running == 1);
@@ -475,8 +475,8 @@ mod tests {
         let mut e2 = vec![ent(1024, 4000, 3_000_000), ent(1024, 10_000, 3_000_000)];
         e2[0].delayed = true;
         let mut q = rq();
-        q.enqueue(0, &e2);
-        q.enqueue(1, &e2);
+        q.enqueue(0, &mut e2);
+        q.enqueue(1, &mut e2);
         q.set_curr(1, &mut e2, 0);
         q.finish_delayed(0, &mut e2, &policy(r#""DELAY_ZERO":false"#));
         assert_eq!(e2[0].vlag, 3000);
@@ -492,10 +492,10 @@ mod tests {
             e[1].custom_slice_ns = Some(1_000_000);
             let mut q = rq();
             q.place(0, &mut e, false, p);
-            q.enqueue(0, &e);
+            q.enqueue(0, &mut e);
             q.set_curr(0, &mut e, 0);
             q.place(1, &mut e, false, p);
-            q.enqueue(1, &e);
+            q.enqueue(1, &mut e);
             assert_eq!(
                 (e[0].deadline, e[1].deadline),
                 (O + 3_000_000, O + 1_000_000)
@@ -507,15 +507,15 @@ mod tests {
         // deadline), so pick_eevdf returns B: preempt.
         let p = policy("");
         let (mut q, e) = setup(&p);
-        assert!(q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(q.check_preempt_wakeup(0, 1, &e, &p, false));
         // Without PREEMPT_SHORT, RUN_TO_PARITY keeps A until its deadline.
         let p = policy(r#""PREEMPT_SHORT":false"#);
         let (mut q, e) = setup(&p);
-        assert!(!q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(!q.check_preempt_wakeup(0, 1, &e, &p, false));
         // Without RUN_TO_PARITY the earliest eligible deadline wins at once.
         let p = policy(r#""PREEMPT_SHORT":false,"RUN_TO_PARITY":false"#);
         let (mut q, e) = setup(&p);
-        assert!(q.check_preempt_wakeup(0, 1, &e, &p));
+        assert!(q.check_preempt_wakeup(0, 1, &e, &p, false));
     }
 
     #[test]
@@ -529,10 +529,10 @@ mod tests {
         let mut e = vec![Entity::new(2048, 0), Entity::new(1024, 0)];
         let mut q = rq();
         q.place(0, &mut e, false, &p);
-        q.enqueue(0, &e);
+        q.enqueue(0, &mut e);
         q.set_curr(0, &mut e, 0);
         q.place(1, &mut e, false, &p);
-        q.enqueue(1, &e);
+        q.enqueue(1, &mut e);
         assert_eq!(e[0].deadline, O + 1_500_000);
         q.update_curr(&mut e, 1_000_000, &p);
         assert!(

@@ -507,6 +507,13 @@ fn scan_idle_cpu(
     if !exhausted {
         let llc = env.topology().cpus[this].llc;
         let time = env.scan_ns(scanned);
+        // The scan's time comes off the waker's predicted idle time (v6.5).
+        if env.policy().era.rules().sis_prop_wake_avg_idle
+            && env.policy().features.has(Feature::SisProp)
+        {
+            let w = &mut env.state_mut().wake_avg_idle_ns[this];
+            *w -= (*w).min(time);
+        }
         let cost = &mut env.state_mut().llc_avg_scan_cost_ns[llc];
         update_avg(cost, time);
     }
@@ -515,9 +522,24 @@ fn scan_idle_cpu(
 
 /// SIS_PROP: scan in proportion to how long the waker's CPU (`this`)
 /// tends to stay idle against how long a scan of its LLC takes:
-/// max(4, span x (avg_idle / 512) / avg_scan_cost).
-fn sis_prop_budget(env: &impl SchedEnv, this: usize, span: u64) -> u64 {
-    let avg_idle = env.avg_idle_ns(this) / 512;
+/// max(4, span x idle / avg_scan_cost), idle being avg_idle / 512
+/// (v4.15) or wake_avg_idle (v6.5), first halved for each jiffy since its
+/// stamp (while it is not 0: "if we're busy ... age away the remaining
+/// predicted idle time").
+fn sis_prop_budget(env: &mut impl SchedEnv, this: usize, span: u64) -> u64 {
+    let avg_idle = if env.policy().era.rules().sis_prop_wake_avg_idle {
+        let now = env.now() / env.policy().tunables.tick_ns();
+        let st = env.state_mut();
+        let (w, stamp) = (st.wake_avg_idle_ns[this], st.wake_stamp_jiffies[this]);
+        // The kernel's loop halves once per jiffy until the stamp is
+        // current or the estimate is 0.
+        let n = now.saturating_sub(stamp).min(64 - w.leading_zeros() as u64);
+        st.wake_avg_idle_ns[this] = w.checked_shr(n as u32).unwrap_or(0);
+        st.wake_stamp_jiffies[this] = stamp + n;
+        st.wake_avg_idle_ns[this]
+    } else {
+        env.avg_idle_ns(this) / 512
+    };
     let avg_cost = env.state().llc_avg_scan_cost_ns[env.topology().cpus[this].llc] + 1;
     let span_avg = span * avg_idle;
     if span_avg > 4 * avg_cost {

@@ -394,3 +394,44 @@ fn legacy_2_6_27_runs_wake_affine_when_prev_is_this() {
     assert_eq!(run(Era::V2_6_27), (0, Reason::WakeAffine));
     assert_eq!(run(Era::V2_6_28), (0, Reason::Prev));
 }
+
+/// select_idle_cpu (v6.5, SIS_PROP on, SIS_UTIL off): the budget is
+/// span x wake_avg_idle / (avg_scan_cost + 1), no longer avg_idle / 512,
+/// where the waker's wake_avg_idle is first halved for each jiffy since
+/// its stamp (wake_stamp), and a scan's time comes off it. CPUs 0-13
+/// busy, 14 and 15 idle; the waker is CPU 0, target 3 (core {3, 11}
+/// busy). A fresh 40 us: 16 x 40000 / 1001 = 639 CPUs, so the scan
+/// reaches CPU 14 after checking 4..14 (11 CPUs), whose time is taken off
+/// 40 us. Stamped 8 jiffies ago: 40000 >> 8 = 156, 16 x 156 = 2496 <= 4 x
+/// 1001, a budget of 4: CPUs 4, 5, 6 are busy and the scan gives up (the
+/// scan cost stays 1000), the estimate aged to 156 and stamped now.
+#[test]
+fn select_idle_cpu_6_5_sis_prop_ages_wake_avg_idle() {
+    let run = |age_jiffies: u64| {
+        let mut spec = PolicySpec::era(Era::V6_5);
+        spec.features.insert("SIS_PROP".into(), true);
+        spec.features.insert("SIS_UTIL".into(), false);
+        let mut env = TestEnv::new("desktop-8c", spec);
+        env.hogs(&(0..14).collect::<Vec<_>>(), 1);
+        let now_j = env.now / env.policy.tunables.tick_ns();
+        env.state.wake_avg_idle_ns[0] = 40_000;
+        env.state.wake_stamp_jiffies[0] = now_j - age_jiffies;
+        env.state.llc_avg_scan_cost_ns[0] = 1_000;
+        let p = env.sleeper(3);
+        let mut placed = Placement::new(3, Reason::Prev);
+        let found = modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 3, 3, 0);
+        let scan_11 = crate::sched::SchedEnv::scan_ns(&env, 11);
+        (
+            found,
+            env.state.wake_avg_idle_ns[0],
+            env.state.wake_stamp_jiffies[0] == now_j,
+            env.state.llc_avg_scan_cost_ns[0],
+            scan_11,
+        )
+    };
+    let (found, w, stamped, _, scan_11) = run(0);
+    assert_eq!(found, Some((14, Sis::ScanFound)));
+    assert_eq!((w, stamped), (40_000 - scan_11, true));
+    let (found, w, stamped, cost, _) = run(8);
+    assert_eq!((found, w, stamped, cost), (None, 156, true, 1_000));
+}
