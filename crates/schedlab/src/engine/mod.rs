@@ -149,6 +149,9 @@ pub struct Sim {
     pub(crate) cost: CostModel,
     pub(crate) cpus: Vec<cpu::Cpu>,
     pub(crate) tasks: Vec<task::Task>,
+    /// Tasks not yet exited (the run is over at zero); kept so the event
+    /// loop need not scan every task after each event.
+    pub(crate) tasks_alive: usize,
     pub(crate) ents: Vec<Entity>,
     chans: Vec<task::Channel>,
     workload: Workload,
@@ -228,6 +231,7 @@ impl Sim {
             policy: cfg.policy.clone(),
             domains,
             tasks: Vec::new(),
+            tasks_alive: 0,
             ents: Vec::new(),
             chans: cfg
                 .workload
@@ -330,7 +334,7 @@ impl Sim {
 
     /// True once every task has exited or the end time is reached.
     pub fn is_done(&self) -> bool {
-        self.now >= self.end_ns || self.tasks.iter().all(|t| t.state == TaskState::Exited)
+        self.now >= self.end_ns || self.tasks_alive == 0
     }
 
     /// Runs events up to simulated time `until` (or the end); returns whether the run is over.

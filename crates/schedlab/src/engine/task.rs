@@ -172,6 +172,7 @@ impl Sim {
         let affinity = t.affinity.unwrap_or_else(|| CpuSet::first_n(n));
         let weight = weight_of_nice(t.nice);
         let parent_cpu = parent.map_or(0, |p| self.tasks[p].cpu);
+        self.tasks_alive += 1;
         self.tasks.push(Task {
             name: t.name.clone(),
             template: tpl,
@@ -593,6 +594,7 @@ impl Sim {
         rq.pelt
             .detach(&self.ents[task].pelt, self.ents[task].weight);
         self.tasks[task].state = TaskState::Exited;
+        self.tasks_alive -= 1;
         self.tasks[task].exited_ns = Some(self.now);
         if let Some(warm) = self.tasks[task].warm_cpu {
             self.llc_ws_kib[self.topo.cpus[warm].llc] -= self.tasks[task].working_set_kib;
