@@ -101,7 +101,11 @@ impl Sim {
                 ));
             }
         }
-        let alive = self.tasks.iter().filter(|t| t.state != TaskState::Exited).count();
+        let alive = self
+            .tasks
+            .iter()
+            .filter(|t| t.state != TaskState::Exited)
+            .count();
         if alive != self.tasks_alive {
             return Err(format!(
                 "{alive} tasks have not exited but {} are counted alive",
