@@ -34,20 +34,30 @@ pub struct Props {
 
 #[function_component]
 pub fn Gallery(props: &Props) -> Html {
-    let cards = presets::names().filter_map(|name| {
-        let exp = presets::get(name).ok()?;
+    // Read once: loading a preset checks (builds) its workload, which the
+    // editor must not redo for every card on every keystroke.
+    let texts = use_memo((), |_| {
+        presets::names()
+            .filter_map(|name| {
+                let exp = presets::get(name).ok()?;
+                Some((name, replays(&exp.source), exp.description))
+            })
+            .collect::<Vec<_>>()
+    });
+    let cards = texts.iter().map(|(name, replays, description)| {
+        let name = *name;
         let pick = props.on_pick.reform(move |_| Edit::LoadPreset(name.to_string()));
         let current = props.current == Some(name);
-        Some(html! {
+        html! {
             <li>
                 <button class={classes!("card", current.then_some("current"))} data-preset={name} onclick={pick}
-                    aria-pressed={current.to_string()} title={exp.description.clone()}>
+                    aria-pressed={current.to_string()} title={description.clone()}>
                     <span class="card-title">{ name }</span>
-                    <span class="card-replays">{ replays(&exp.source) }</span>
-                    <span class="card-text">{ first_sentence(&exp.description).to_string() }</span>
+                    <span class="card-replays">{ replays.clone() }</span>
+                    <span class="card-text">{ first_sentence(description).to_string() }</span>
                 </button>
             </li>
-        })
+        }
     });
     html! {
         <details class="gallery" id="gallery" open={props.open}>
