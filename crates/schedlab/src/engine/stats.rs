@@ -207,6 +207,26 @@ impl MarkStats {
         }
         self.interval_max_ns
     }
+
+    /// How many intervals share the histogram bucket holding the
+    /// `per_mille` rank (what schbench prints beside each percentile).
+    pub fn samples_at(&self, per_mille: u64) -> u64 {
+        samples_at_rank(self.hist.iter().copied(), self.intervals, per_mille)
+    }
+}
+
+/// The count of the bucket in which the `per_mille` rank of `total` samples
+/// falls; 0 when empty.
+fn samples_at_rank(counts: impl Iterator<Item = u64>, total: u64, per_mille: u64) -> u64 {
+    let rank = (total * per_mille).div_ceil(1000).max(1);
+    let mut seen = 0;
+    for n in counts {
+        seen += n;
+        if seen >= rank {
+            return n;
+        }
+    }
+    0
 }
 
 /// Wakeup latency: from a task's wakeup (try_to_wake_up) to its running
@@ -337,6 +357,20 @@ impl LatencyHist {
 
     pub fn mean_ns(&self) -> u64 {
         self.sum_ns.checked_div(self.count).unwrap_or(0)
+    }
+
+    /// How many samples share the bucket holding the `per_mille` rank.
+    pub fn samples_at(&self, per_mille: u64) -> u64 {
+        samples_at_rank(
+            self.buckets.iter().map(|&n| u64::from(n)),
+            self.count,
+            per_mille,
+        )
+    }
+
+    /// The lowest sample, to the histogram's resolution (its bucket's floor).
+    pub fn min_ns(&self) -> u64 {
+        self.nonempty().next().map_or(0, |(floor, _)| floor)
     }
 }
 

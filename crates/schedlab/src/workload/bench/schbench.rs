@@ -181,31 +181,47 @@ impl Schbench {
             0.0
         };
         let us = |ns: u64| ns.div_ceil(1000);
+        // schbench's -r is whole seconds; a shorter simulated run prints its fraction.
         let runtime = self.runtime_ms as f64 / 1000.0;
+        // Each percentile as schbench prints it: the value, and how many
+        // samples share its histogram bucket (this histogram's buckets).
+        let line = |text: &mut String, pm: u64, value_us: u64, samples: u64| {
+            let star = if pm == 990 { '*' } else { ' ' };
+            let label = format!("{}.{}", pm / 10, pm % 10);
+            text.push_str(&format!(
+                "\t{star} {label}th: {value_us:<10} ({samples} samples)\n"
+            ));
+        };
+        const PERCENTILES: [u64; 4] = [500, 900, 990, 999];
         let mut text = format!(
             "Wakeup Latencies percentiles (usec) runtime {runtime} (s) ({} total samples)\n",
             wake.count
         );
-        for (label, pm) in [("50.0", 500), ("90.0", 900), ("99.0", 990), ("99.9", 999)] {
-            let star = if pm == 990 { '*' } else { ' ' };
-            text.push_str(&format!(
-                "\t{star} {label}th: {}\n",
-                us(wake.percentile_ns(pm))
-            ));
+        for pm in PERCENTILES {
+            line(
+                &mut text,
+                pm,
+                us(wake.percentile_ns(pm)),
+                wake.samples_at(pm),
+            );
         }
-        text.push_str(&format!("\t  max={}\n", us(wake.max_ns)));
+        text.push_str(&format!(
+            "\t  min={}, max={}\n",
+            us(wake.min_ns()),
+            us(wake.max_ns)
+        ));
         text.push_str(&format!(
             "Request Latencies percentiles (usec) runtime {runtime} (s) ({requests} total samples)\n"
         ));
-        for (label, pm) in [("50.0", 500), ("90.0", 900), ("99.0", 990), ("99.9", 999)] {
-            let star = if pm == 990 { '*' } else { ' ' };
-            text.push_str(&format!(
-                "\t{star} {label}th: {}\n",
-                us(req.map_or(0, |r| r.permille_ns(pm)))
-            ));
+        for pm in PERCENTILES {
+            let (value, samples) = req.map_or((0, 0), |r| (r.permille_ns(pm), r.samples_at(pm)));
+            line(&mut text, pm, us(value), samples);
         }
         text.push_str(&format!(
-            "\t  max={}\n",
+            "\t  min={}, max={}\n",
+            us(req
+                .filter(|r| r.intervals > 0)
+                .map_or(0, |r| r.interval_min_ns)),
             us(req.map_or(0, |r| r.interval_max_ns))
         ));
         text.push_str(&format!("average rps: {rps:.2}\n"));

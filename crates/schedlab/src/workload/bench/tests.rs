@@ -768,6 +768,21 @@ fn every_tool_prints_like_a_real_sample_of_its_output() {
             headline,
         );
     }
+    prints_like(
+        include_str!("samples/schbench.txt"),
+        &text(r#"{"kind":"schbench","message_threads":1,"workers":4,"runtime_ms":1000}"#),
+        "* 99.0th: ",
+    );
+    prints_like(
+        include_str!("samples/pipe-test.txt"),
+        &text(r#"{"kind":"pipe_test","loops":2000,"batches":2}"#),
+        "usecs/loop.",
+    );
+    prints_like(
+        include_str!("samples/lat_ctx.txt"),
+        &text(r#"{"kind":"lat_ctx","size_kb":0,"procs":2,"rounds":2000}"#),
+        "\"size=0k ovr=",
+    );
     // UDP_RR prints TCP_RR's block with UDP in its banner.
     prints_like(
         &s("tcp_rr").replace("TCP", "UDP"),
