@@ -4,7 +4,7 @@
 //! deterministic); only the time differs.
 
 use crate::error::Result;
-use crate::experiment::{self};
+use crate::experiment;
 use crate::presets;
 use serde::Serialize;
 

@@ -675,10 +675,7 @@ impl Sim {
         }
         if action != TickAction::StopOwnTick {
             balance_ns = crate::sched::balance::rebalance_domains(self, cpu);
-            // 2.6.28's owner balances for the tickless CPUs on its idle ticks.
-            if self.sched.nohz.owner == Some(cpu) && self.cpu_curr_idle(cpu) {
-                balance_ns += nohz::idle_balance_others(self, cpu);
-            }
+            balance_ns += nohz::owner_tick_balance(self, cpu);
         }
         self.charge_softirq(cpu, balance_ns);
         if self.cpus[cpu].state == CpuState::Running

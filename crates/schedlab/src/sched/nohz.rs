@@ -226,6 +226,17 @@ pub fn nominated(env: &mut impl SchedEnv, cpu: usize) -> bool {
     true
 }
 
+/// After a tick's own balancing on `cpu`: 2.6.28's owner, idle at its
+/// tick, balances for the tickless CPUs (run_rebalance_domains). Returns
+/// the time it took; 0 for any other CPU or era.
+pub fn owner_tick_balance(env: &mut impl SchedEnv, cpu: usize) -> u64 {
+    if env.state().nohz.owner == Some(cpu) && env.cpu_curr_idle(cpu) {
+        idle_balance_others(env, cpu)
+    } else {
+        0
+    }
+}
+
 /// Balancing on behalf of the tickless idle CPUs, on `ilb`: 2.6.28's owner
 /// on its idle tick (after its own balance, which the caller ran), 4.15+'s
 /// kicked CPU (which also balances itself here, last). Returns the time it
