@@ -8,12 +8,16 @@
 //! requests per second.
 //!
 //! Without -R the message thread keeps every worker busy, round robin:
-//! it takes worker i's reply and posts it its next request. With -R it
-//! posts R requests per second overall, spread evenly over its workers,
-//! not waiting for replies (a request arriving while the worker is busy
-//! waits in its queue; the request latency then starts when the worker
-//! takes it). The pacing is a sleep per post, so the message thread's own
-//! timer wakeups stretch it: the printed RPS is what was achieved. Left out: the tool's per-CPU locking, its cache-footprint
+//! it takes worker i's reply and posts it its next request. With -R the
+//! tool divides R among its message threads, and each, at the start of
+//! every second, posts its share back to back, round robin over its
+//! workers, without waiting for replies, then sleeps to the end of that
+//! second (run_rps_thread in schbench v1.0): the load comes in bursts, a
+//! request arriving while its worker is busy waits in its queue, and the
+//! request latency starts when the worker takes it. A run shorter than a
+//! second sees one burst. Left out: the tool's per-CPU locking, its skip of
+//! a worker with over 128 requests pending (here the post blocks when the
+//! worker's queue is full), its cache-footprint
 //! matrix, and its automatic -t (one worker per CPU).
 
 use super::{
@@ -22,7 +26,7 @@ use super::{
 use crate::engine::stats::LatencyHist;
 use crate::engine::RunOutput;
 use crate::error::Result;
-use crate::workload::program::{ChannelKind, Op, Time, WorkloadSpec};
+use crate::workload::program::{ChannelKind, Op, Time, TimerSpec, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,18 +104,22 @@ impl Schbench {
         check("schbench", "cputime_us", self.cputime_us, 1, 1_000_000)?;
         check("schbench", "rps", self.rps, 0, 10_000_000)?;
         let (m, t) = (self.message_threads as usize, self.workers as usize);
-        // Each message thread posts rps / m per second, round robin.
-        let gap_ns = (self.rps > 0).then(|| 1_000_000_000 * m as u64 / self.rps);
-        if gap_ns == Some(0) {
-            return Err(crate::error::Error::invalid(
-                "schbench parameter rps is more than one request per ns per message thread",
-            ));
+        // schbench divides -R among its message threads, rounding down.
+        let per_thread = (self.rps > 0).then(|| self.rps / m as u64);
+        if per_thread == Some(0) {
+            return Err(crate::error::Error::invalid(format!(
+                "schbench parameter rps is {}, below one request per second per message thread ({m}); use 0 for as fast as the workers go",
+                self.rps
+            )));
         }
         let mut channels = Vec::new();
         let mut tasks = Vec::new();
         for mi in 0..m {
             let mut program = Vec::new();
             let mut serve = Vec::new();
+            // Worker w's posts go to channel base + 2w, its replies to the next.
+            let base = channels.len();
+            let post_to = |w: usize| [compute(POST_NS, 0), write(base + 2 * w, MSG)];
             for wi in 0..t {
                 let (post, reply) = (channels.len(), channels.len() + 1);
                 channels.push(channel(ChannelKind::Pipe, 4096));
@@ -125,12 +133,12 @@ impl Schbench {
                     Op::Lap("request".into()),
                 ]);
                 let mut body = work;
-                if gap_ns.is_none() {
+                if per_thread.is_none() {
                     body.push(write(reply, MSG));
                 }
                 let mut worker = task(format!("worker{mi}.{wi}"), &self.affinity, {
                     // Ready for the first request.
-                    let mut p = if gap_ns.is_none() {
+                    let mut p = if per_thread.is_none() {
                         vec![write(reply, MSG)]
                     } else {
                         vec![]
@@ -140,14 +148,29 @@ impl Schbench {
                 });
                 worker.process = Some(1);
                 program.push(Op::Fork(Box::new(worker)));
-                match gap_ns {
-                    None => serve.extend([read(reply, MSG), compute(POST_NS, 0), write(post, MSG)]),
-                    Some(gap) => serve.extend([
-                        Op::Sleep(Time::fixed(gap.saturating_sub(POST_NS).max(1))),
-                        compute(POST_NS, 0),
-                        write(post, MSG),
-                    ]),
+                if per_thread.is_none() {
+                    serve.extend([read(reply, MSG)]);
+                    serve.extend(post_to(wi));
                 }
+            }
+            if let Some(n) = per_thread {
+                // One second's share, round robin from worker 0, then sleep
+                // to the second's end.
+                let round: Vec<Op> = (0..t).flat_map(post_to).collect();
+                let rounds = n / t as u64;
+                if rounds > 0 {
+                    serve.push(Op::Loop {
+                        count: rounds,
+                        body: round,
+                    });
+                }
+                serve.extend((0..(n % t as u64) as usize).flat_map(post_to));
+                serve.push(Op::Timer(TimerSpec {
+                    period_ns: 1_000_000_000,
+                    name: String::new(),
+                    relative: false,
+                    slack: None,
+                }));
             }
             program.push(Op::Forever(serve));
             let mut message = task(format!("message{mi}"), &self.affinity, program);

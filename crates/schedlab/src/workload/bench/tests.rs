@@ -632,12 +632,24 @@ fn schbench_prints_wakeup_and_request_percentiles_and_rps() {
             == 8
     );
 
-    // -R paces the posts; the message threads' own timer wakeups (an idle
-    // exit from a deep C-state on this box) stretch each gap a little.
-    let paced = b.with_param("rps", &serde_json::json!(2000)).unwrap();
+    // -R (run_rps_thread, schbench v1.0): each message thread posts its
+    // share of R at the start of every second, then sleeps to the second's
+    // end. In 1.5 s the workers (8 x 1.1 ms a request) clear two bursts of
+    // 2000 in about 0.28 s each: 4000 requests, 2667 a second (posts spread
+    // evenly would give 2000).
+    let paced = b
+        .with_param("rps", &serde_json::json!(2000))
+        .and_then(|b| b.with_param("runtime_ms", &serde_json::json!(1500)))
+        .and_then(|b| b.with_param("warmup_ms", &serde_json::json!(0)))
+        .unwrap();
     let (_, r) = run("desktop-8c", Era::V6_5, &paced);
     let rps = r.details.iter().find(|d| d.0 == "rps").unwrap().1;
-    assert!((1_500.0..=2_000.0).contains(&rps), "{rps}");
+    assert!((2_600.0..=2_667.0).contains(&rps), "{rps}");
+    let err = bench(r#"{"kind":"schbench","message_threads":4,"rps":3}"#)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("rps is 3, below one request per second per message thread (4)"), "{err}");
 
     let err = bench(r#"{"kind":"schbench","workers":0}"#)
         .build()
