@@ -3,7 +3,8 @@
 // wakeup-latency CDF drawn per variant.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, runToEnd, field } from './harness.mjs';
+import path from 'node:path';
+import { useBrowser, openPage, runToEnd, field, screenshots } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -27,6 +28,16 @@ test('a benchmark becomes a custom workload edited as text, kept in the link, wi
   assert.equal(await page.isDisabled('button#run'), true);
   assert.equal(await page.inputValue(program), '{\n  "tasks": [\n}', 'the text typed stays');
 
+  // Errors found after parsing name a JSON path, and say where it is.
+  await setText(page, program, '{\n  "kind": "custom",\n  "tasks": [\n    {"name": "a", "program": [{"comput": {"ns": 1}}]}\n  ]\n}');
+  assert.match(await page.textContent(`label:has(${program}) .field-error`),
+    /^line 4, column 31: workload\.tasks\[0\]\.program\[0\] \(task "a", comput\): unknown variant/);
+  await setText(page, program, JSON.stringify({ kind: 'custom', tasks: [{ name: 'a', program: [{ write: { chan: 3, bytes: 1 } }] }] }));
+  const missing = await page.textContent(`label:has(${program}) .field-error`);
+  const [, line] = missing.match(/^line (\d+), column \d+: workload\.tasks\[0\]\.program\[0\] .*channel 3 does not exist/);
+  const shown = (await page.inputValue(program)).split('\n');
+  assert.match(shown[Number(line) - 1], /"write"|\{$/, `line ${line} of the text shown holds the instruction`);
+
   await setText(page, program, JSON.stringify({
     kind: 'custom',
     duration_ms: 20,
@@ -43,6 +54,13 @@ test('a benchmark becomes a custom workload edited as text, kept in the link, wi
   }
   const curves = await page.$$eval('#chart-latency-cdf polyline', (p) => p.map((x) => x.dataset.variant));
   assert.deepEqual(curves, results.variants);
+  // Each percentile the JSON states is a focusable point with its value, and the chart downloads.
+  const p99 = `#chart-latency-cdf .marker[data-variant="${results.variants[0]}"][data-x="p99"]`;
+  assert.equal(Number(await page.getAttribute(p99, 'data-value')), results.rows[0].wakeup_latency[results.variants[0]].p99_ns / 1000);
+  await page.focus(p99);
+  assert.match(await page.textContent('#chart-latency-cdf .readout'), new RegExp(`^${results.variants[0]}: p99 `));
+  assert.equal(await page.locator('#chart-latency-cdf [data-export]').count(), 2);
+  await page.locator('#chart-latency-cdf').screenshot({ path: path.join(screenshots, 'latency-cdf.png') });
 
   // The link carries the program.
   await page.waitForFunction(() => location.hash.startsWith('#x=1.'));

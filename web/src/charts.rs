@@ -36,12 +36,12 @@ pub fn palette(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-fn hex(c: RGBColor) -> String {
+pub(crate) fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
 /// Each variant's line: solid, dashed, dotted, dash-dot.
-fn dashes(i: usize) -> &'static str {
+pub(crate) fn dashes(i: usize) -> &'static str {
     ["", "8 4", "2 4", "10 3 2 3"][i % 4]
 }
 
@@ -371,7 +371,7 @@ fn polyline(out: &mut String, i: usize, px: &[(i32, i32)], color: &str, width: f
 }
 
 /// A data marker: focusable, named by its exact value.
-fn marker(
+pub(crate) fn marker(
     out: &mut String,
     i: usize,
     variant: &str,

@@ -1,22 +1,22 @@
 //! The wakeup-latency CDF: for each variant, the fraction of wakeups that
 //! ran within a latency (log scale), from the results' histograms at the
 //! first sweep value. A plain SVG, one `<polyline>` per variant in variant
-//! order with a `data-variant`, so tests can read it.
+//! order with a `data-variant`, so tests can read it; each variant in the
+//! other charts' colour and line style, with a focusable marker at its
+//! p50, p90, p99 and p99.9 named by the exact value.
 
+use crate::charts::{dashes, esc as escape, hex, marker, palette, Chart};
 use schedlab::experiment::Results;
 
 const W: f64 = 640.0;
-const H: f64 = 260.0;
+const H: f64 = 280.0;
 const LEFT: f64 = 48.0;
 const RIGHT: f64 = 12.0;
-const TOP: f64 = 12.0;
+const TOP: f64 = 30.0;
 const BOTTOM: f64 = 40.0;
-const COLORS: [&str; 6] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-];
 
-/// The chart's SVG, or None when no variant had a wakeup.
-pub fn svg(r: &Results) -> Option<String> {
+/// The chart, or None when no variant had a wakeup.
+pub fn chart(r: &Results) -> Option<Chart> {
     let row = r.rows.first()?;
     let curves: Vec<(&String, Vec<(f64, f64)>)> = r
         .variants
@@ -63,10 +63,16 @@ pub fn svg(r: &Results) -> Option<String> {
         })
         .collect::<Vec<_>>()
         .join("; ");
-    let alt = escape(&alt);
+    let alt = format!("Line chart of the wakeup latency CDF per variant. {alt}.");
     let mut out = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="group" aria-label="Line chart of the wakeup latency CDF per variant. {alt}."><rect width="{W}" height="{H}" fill="white"/>"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="group" aria-label="{}"><rect width="{W}" height="{H}" fill="white"/>"#,
+        escape(&alt)
     );
+    let title = "Wakeup latency CDF per variant (first sweep value)";
+    out.push_str(&format!(
+        r#"<text x="{:.1}" y="18" font-size="14" text-anchor="middle">{title}</text>"#,
+        W / 2.0
+    ));
     for d in (lo as i32)..=(hi as i32) {
         let px = x(10f64.powi(d));
         let label = match d {
@@ -80,10 +86,17 @@ pub fn svg(r: &Results) -> Option<String> {
             H - BOTTOM + 14.0
         ));
     }
-    for f in [0.0, 0.5, 0.9, 0.99, 1.0] {
+    // 0.99 is a grid line only: on this linear axis its label would sit on 1's.
+    for (f, label) in [
+        (0.0, "0"),
+        (0.5, "0.5"),
+        (0.9, "0.9"),
+        (0.99, ""),
+        (1.0, "1"),
+    ] {
         let py = y(f);
         out.push_str(&format!(
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{f}</text>"##,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{label}</text>"##,
             W - RIGHT,
             LEFT - 4.0,
             py + 4.0
@@ -95,7 +108,7 @@ pub fn svg(r: &Results) -> Option<String> {
         H - 6.0
     ));
     for (i, (v, pts)) in curves.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
+        let color = hex(palette(i));
         let mut d = Vec::new();
         let mut last = 0.0;
         for &(us, f) in pts {
@@ -104,8 +117,9 @@ pub fn svg(r: &Results) -> Option<String> {
             last = f;
         }
         out.push_str(&format!(
-            r#"<polyline data-variant="{}" fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+            r#"<polyline data-variant="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{}" points="{}"/>"#,
             escape(v),
+            dashes(i),
             d.join(" ")
         ));
         out.push_str(&format!(
@@ -115,15 +129,31 @@ pub fn svg(r: &Results) -> Option<String> {
             escape(v)
         ));
     }
+    // The percentiles the table states, on the curves, in variant order.
+    for (i, (v, _)) in curves.iter().enumerate() {
+        let Some(l) = row.wakeup_latency.get(*v) else {
+            continue;
+        };
+        for (name, fraction, ns) in [
+            ("p50", 0.5, l.p50_ns),
+            ("p90", 0.9, l.p90_ns),
+            ("p99", 0.99, l.p99_ns),
+            ("p99.9", 0.999, l.p99_9_ns),
+        ] {
+            let us = ns as f64 / 1000.0;
+            let at = (x(us.max(0.001)).round() as i32, y(fraction).round() as i32);
+            let text = format!("{v}: {name} {us:.1} us");
+            marker(&mut out, i, v, name, us, at, &text);
+        }
+    }
     out.push_str("</svg>");
-    Some(out)
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    Some(Chart {
+        id: "latency-cdf",
+        title: title.into(),
+        svg: out,
+        alt,
+        size: (W as u32, H as u32),
+    })
 }
 
 #[cfg(test)]
@@ -134,7 +164,7 @@ mod tests {
     fn a_curve_per_variant_rising_to_one() {
         let exp = schedlab::presets::get("retune-pipe-test").unwrap();
         let r = schedlab::experiment::run_all(&exp, &mut |_, _| true).unwrap();
-        let svg = svg(&r).unwrap();
+        let svg = chart(&r).unwrap().svg;
         for v in &r.variants {
             let at = svg
                 .find(&format!("data-variant=\"{v}\""))
@@ -152,6 +182,23 @@ mod tests {
                 .parse()
                 .unwrap();
             assert!((last_y - TOP).abs() < 0.01, "{v} ends at {last_y}");
+        }
+    }
+
+    #[test]
+    fn each_variant_marks_the_percentiles_the_table_states() {
+        let exp = schedlab::presets::get("retune-pipe-test").unwrap();
+        let r = schedlab::experiment::run_all(&exp, &mut |_, _| true).unwrap();
+        let c = chart(&r).unwrap();
+        assert_eq!(c.id, "latency-cdf");
+        for v in &r.variants {
+            let l = &r.rows[0].wakeup_latency[v];
+            for (name, ns) in [("p50", l.p50_ns), ("p99.9", l.p99_9_ns)] {
+                let us = ns as f64 / 1000.0;
+                let tag = format!("data-variant=\"{v}\" data-x=\"{name}\" data-value=\"{us}\"");
+                assert!(c.svg.contains(&tag), "{tag}");
+                assert!(c.svg.contains(&format!("{v}: {name} {us:.1} us")));
+            }
         }
     }
 }

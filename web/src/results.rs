@@ -68,11 +68,8 @@ pub fn ResultsView(props: &Props) -> Html {
                 <div class="tables">
                     <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
                     if let Some(b) = &props.baseline { { baseline_table(r, b) } }
-                    if let Some(svg) = crate::latency_cdf::svg(&r.results) {
-                        <figure class="chart" id="chart-latency-cdf">
-                            { Html::from_html_unchecked(AttrValue::from(svg)) }
-                            <figcaption>{ "Wakeup latency CDF per variant (first sweep value)" }</figcaption>
-                        </figure>
+                    if let Some(chart) = crate::latency_cdf::chart(&r.results) {
+                        <ChartFigure {chart} name={props.name.clone()} />
                     }
                 </div>
             </div>

@@ -51,78 +51,26 @@ impl Error {
 /// would be valid. `what` names the document ("experiment JSON").
 pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| {
-        let path = if e.is_data() {
-            path_at(text, e.line(), e.column())
-        } else {
-            String::new()
-        };
-        json_error(what, &path, &e)
+        if !e.is_data() {
+            return json_error(what, "", &e);
+        }
+        let msg = serde_in_words(&e.to_string());
+        // A check inside a value (a custom workload's instruction) names
+        // its own, deeper path: point at that rather than where serde
+        // finished the value.
+        if let Some((path, rest)) = crate::json_path::leading_path(&msg) {
+            if let Some((line, column)) = crate::json_path::position_of(text, path) {
+                return Error::Invalid(format!(
+                    "{what} at {path} (line {line}, column {column}){rest}"
+                ));
+            }
+        }
+        json_error(
+            what,
+            &crate::json_path::path_at(text, e.line(), e.column()),
+            &e,
+        )
     })
-}
-
-/// The fields and indices open at `line`, `column` of JSON `text`
-/// ("machine.costs.ipi_ns", "variants[1].label"): where serde stopped. A
-/// small scan of the text, so that reading JSON costs no code per type.
-pub fn path_at(text: &str, line: usize, column: usize) -> String {
-    enum Frame {
-        Object { key: Option<String>, want_key: bool },
-        Array(usize),
-    }
-    let start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    let end = (start + column).min(text.len());
-    let bytes = &text.as_bytes()[..end];
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                let from = i + 1;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if let Some(Frame::Object { key, want_key }) = stack.last_mut() {
-                    if *want_key {
-                        *key = Some(text[from..i.min(bytes.len())].to_string());
-                        *want_key = false;
-                    }
-                }
-            }
-            b'{' => stack.push(Frame::Object {
-                key: None,
-                want_key: true,
-            }),
-            b'[' => stack.push(Frame::Array(0)),
-            b'}' | b']' => {
-                stack.pop();
-            }
-            b',' => match stack.last_mut() {
-                Some(Frame::Object { want_key, .. }) => *want_key = true,
-                Some(Frame::Array(n)) => *n += 1,
-                None => {}
-            },
-            _ => {}
-        }
-        i += 1;
-    }
-    let mut path = String::new();
-    for f in &stack {
-        match f {
-            Frame::Object { key: Some(k), .. } => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(k);
-            }
-            Frame::Object { key: None, .. } => {}
-            Frame::Array(n) => path.push_str(&format!("[{n}]")),
-        }
-    }
-    path
 }
 
 /// A serde_json error at `path` ("." for the whole document) in words.

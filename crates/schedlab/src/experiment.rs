@@ -213,7 +213,10 @@ impl Experiment {
             }
         }
         let exp: Experiment = crate::error::from_json("experiment JSON", text)?;
-        exp.validate()?;
+        exp.validate().map_err(|e| match e {
+            Error::Invalid(msg) => Error::Invalid(crate::json_path::with_position(text, "", &msg)),
+            other => other,
+        })?;
         Ok(exp)
     }
 

@@ -31,6 +31,7 @@ pub mod estimate;
 pub mod experiment;
 pub mod explain;
 pub mod fidelity;
+pub mod json_path;
 pub mod knobs;
 pub mod limits;
 pub mod policy;

@@ -83,13 +83,17 @@ fn program(form: &Form, bench: &Benchmark) -> Html {
     });
     let text = ed.text_of(&field, program_text(c));
     let rows = text.lines().count().clamp(8, 40).to_string();
+    // A check after parsing names a JSON path: say where that is in the text.
+    let error = ed
+        .error_at(&field)
+        .map(|e| schedlab::json_path::with_position(&text, "workload", e));
     html! {
         <>
-            <label class={classes!("field", ed.error_at(&field).is_some().then_some("invalid"))}>
+            <label class={classes!("field", error.is_some().then_some("invalid"))}>
                 <span class="label">{ "Program (the task language, docs/workloads.md)" }</span>
                 <textarea id="program-text" class="code" data-field={field.to_string()} rows={rows} spellcheck="false"
                     value={text} {onchange} />
-                if let Some(e) = ed.error_at(&field) { <small class="field-error">{ e.to_string() }</small> }
+                if let Some(e) = error { <small class="field-error">{ e }</small> }
             </label>
             { rtapp }
         </>

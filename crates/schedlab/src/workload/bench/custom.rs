@@ -198,7 +198,8 @@ impl Custom {
                 }
             }
         }
-        Custom::try_from(v).map_err(Error::invalid)
+        Custom::try_from(v)
+            .map_err(|msg| Error::invalid(crate::json_path::with_position(text, "workload", &msg)))
     }
 
     /// Pretty JSON with `"kind": "custom"`, as it appears in an experiment.

@@ -531,13 +531,20 @@ fn every_generator_as_a_custom_workload_runs_identically() {
 
 #[test]
 fn custom_errors_name_the_task_the_instruction_and_the_path() {
+    // Each message leads with where its path is in the text (tested once
+    // here, by column, and in json_path), then the path itself.
+    let without_position = |e: String| match e.split_once(": ") {
+        Some((at, rest)) if at.starts_with("line ") => rest.to_string(),
+        _ => e,
+    };
     let err = |json: &str| Custom::from_json(json).unwrap_err().to_string();
     let e = err(r#"{"tasks":[{"name":"a","program":[{"compute":{"ns":1}}]},
         {"name":"b","program":[{"loop":{"count":2,"body":[{"mark":"x"},{"comput":{"ns":1}}]}}]}]}"#);
     assert!(
-        e.starts_with("workload.tasks[1].program[0].loop.body[1] (task \"b\", comput): unknown variant `comput`"),
+        e.starts_with("line 2, column 72: workload.tasks[1].program[0].loop.body[1] (task \"b\", comput): unknown variant `comput`"),
         "{e}"
     );
+    let err = |json: &str| without_position(err(json));
     let e = err(r#"{"tasks":[{"name":"a","program":[{"forever":[{"read":{"chan":0}}]}]}]}"#);
     assert!(
         e.starts_with(
@@ -555,7 +562,9 @@ fn custom_errors_name_the_task_the_instruction_and_the_path() {
         e.starts_with("workload.channels[0]: unknown variant `fifo`"),
         "{e}"
     );
-    let e = err("{\n  \"tasks\": [\n}");
+    let e = Custom::from_json("{\n  \"tasks\": [\n}")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("line 3, column 1"), "{e}");
 
     // What only the machine can check is caught by the experiment, by path.
@@ -571,8 +580,9 @@ fn custom_errors_name_the_task_the_instruction_and_the_path() {
         {"fork":{"name":"kid","program":[{"write":{"chan":2,"bytes":1}}]}}]}]}"#);
     assert_eq!(
         e,
-        "workload.tasks[0].program[0].fork.program[0] (task \"kid\", write): channel 2 does not exist (the workload has 0)"
+        "line 3, column 42: workload.tasks[0].program[0].fork.program[0] (task \"kid\", write): channel 2 does not exist (the workload has 0)"
     );
+    let exp = |workload: &str| without_position(exp(workload));
     let e = exp(
         r#"{"kind":"custom","tasks":[{"name":"w","affinity":"99","program":[{"compute":{"ns":1}}]}]}"#,
     );
@@ -649,7 +659,10 @@ fn schbench_prints_wakeup_and_request_percentiles_and_rps() {
         .build()
         .unwrap_err()
         .to_string();
-    assert!(err.contains("rps is 3, below one request per second per message thread (4)"), "{err}");
+    assert!(
+        err.contains("rps is 3, below one request per second per message thread (4)"),
+        "{err}"
+    );
 
     let err = bench(r#"{"kind":"schbench","workers":0}"#)
         .build()
