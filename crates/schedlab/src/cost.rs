@@ -141,7 +141,12 @@ impl CostModel {
         if total_bytes <= cap {
             0
         } else {
-            1024 - (cap * 1024 / total_bytes) as u64
+            // In 64 bits when exact (crate::arith).
+            let kept = match (u64::try_from(cap * 1024), u64::try_from(total_bytes)) {
+                (Ok(c), Ok(t)) => c / t,
+                _ => (cap * 1024 / total_bytes) as u64,
+            };
+            1024 - kept
         }
     }
 

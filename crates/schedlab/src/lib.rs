@@ -18,6 +18,7 @@
 //! - experiments: [`experiment`], [`presets`], [`estimate`].
 //! - outputs: [`codec`], [`report`], [`explain`], [`trace_export`], [`fidelity`].
 
+pub mod arith;
 pub mod bench;
 pub mod calibration;
 pub mod codec;

@@ -257,9 +257,25 @@ impl Sim {
             return smt;
         }
         // Time per unit of work: (1 - share) / smt + share / copy.
-        let (s, c, sh) = (smt as u128, copy as u128, copy_share as u128);
-        let one = COPY_SHARE_ONE as u128;
-        ((one * s * c) / ((one - sh) * c + sh * s)).max(1) as u64
+        let one = COPY_SHARE_ONE;
+        let fits = |a, b| crate::arith::mul_fits(a, b);
+        let num = fits(one, smt)
+            .then(|| one * smt)
+            .filter(|&x| fits(x, copy))
+            .map(|x| x * copy);
+        let den = (fits(one - copy_share, copy) && fits(copy_share, smt))
+            .then(|| ((one - copy_share) * copy).checked_add(copy_share * smt))
+            .flatten();
+        match (num, den) {
+            // In 64 bits when exact: 128-bit arithmetic is a library call
+            // in WebAssembly (crate::arith).
+            (Some(n), Some(d)) => (n / d).max(1),
+            _ => {
+                let (s, c, sh) = (smt as u128, copy as u128, copy_share as u128);
+                let one = one as u128;
+                ((one * s * c) / ((one - sh) * c + sh * s)).max(1) as u64
+            }
+        }
     }
 
     /// A segment copying on `node` started or ended: the node's copying

@@ -91,7 +91,7 @@ pub fn calc_delta_fair(delta: u64, weight: u64) -> u64 {
     if weight == NICE_0_LOAD {
         delta
     } else {
-        ((delta as u128 * NICE_0_LOAD as u128) / weight as u128) as u64
+        crate::arith::mul_div(delta, NICE_0_LOAD, weight)
     }
 }
 
@@ -251,8 +251,11 @@ impl CfsRq {
         };
         if self.eevdf && candidate > self.min_vruntime {
             // The keys are relative to min_vruntime (avg_vruntime_update).
-            let d = (candidate - self.min_vruntime) as i128;
-            self.avg_vruntime -= self.avg_load as i128 * d;
+            let d = candidate - self.min_vruntime;
+            self.avg_vruntime -= match (i64::try_from(self.avg_load), i64::try_from(d)) {
+                (Ok(l), Ok(d)) => crate::arith::wide_mul(l, d),
+                _ => self.avg_load as i128 * d as i128,
+            };
         }
         self.min_vruntime = self.min_vruntime.max(candidate);
     }
@@ -377,7 +380,7 @@ impl CfsRq {
             (self.nr_running + 1, self.load_weight + weight)
         };
         let period = Self::period(nr.max(1), t);
-        (period as u128 * weight as u128 / total.max(1) as u128) as u64
+        crate::arith::mul_div(period, weight, total.max(1))
     }
 
     /// Sets the vruntime of a task arriving by wakeup (`initial` false) or

@@ -35,7 +35,7 @@ pub fn decay_load(val: u64, n: u64) -> u64 {
         val >>= n / LOAD_AVG_PERIOD;
         n %= LOAD_AVG_PERIOD;
     }
-    ((val as u128 * Y_INV[n as usize] as u128) >> 32) as u64
+    crate::arith::mul_shr(val, Y_INV[n as usize], 32)
 }
 
 /// The contribution of `periods` full periods after a partial one of `d1` us

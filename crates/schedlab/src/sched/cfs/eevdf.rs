@@ -13,19 +13,32 @@
 use super::{calc_delta_fair, CfsRq, Entity, TaskId};
 use crate::policy::{Feature, FeatureSet, KernelPolicy};
 
+/// key x factor, multiplied in 64 bits when that is exact (crate::arith).
+fn key_times(key: i64, factor: i128) -> i128 {
+    match i64::try_from(factor) {
+        Ok(f) => crate::arith::wide_mul(key, f),
+        Err(_) => key as i128 * factor,
+    }
+}
+
 impl CfsRq {
     /// (vruntime - min_vruntime) as a signed key (entity_key).
-    fn entity_key(&self, vruntime: u64) -> i128 {
-        vruntime.wrapping_sub(self.min_vruntime) as i64 as i128
+    fn entity_key(&self, vruntime: u64) -> i64 {
+        vruntime.wrapping_sub(self.min_vruntime) as i64
+    }
+
+    /// entity_key x weight: one entity's term of avg_vruntime.
+    fn weighted_key(&self, e: &Entity) -> i128 {
+        key_times(self.entity_key(e.vruntime), e.weight as i128)
     }
 
     pub(super) fn avg_add(&mut self, e: &Entity) {
-        self.avg_vruntime += self.entity_key(e.vruntime) * e.weight as i128;
+        self.avg_vruntime += self.weighted_key(e);
         self.avg_load += e.weight;
     }
 
     pub(super) fn avg_sub(&mut self, e: &Entity) {
-        self.avg_vruntime -= self.entity_key(e.vruntime) * e.weight as i128;
+        self.avg_vruntime -= self.weighted_key(e);
         self.avg_load -= e.weight;
     }
 
@@ -33,7 +46,7 @@ impl CfsRq {
     fn avg_with_curr(&self, ents: &[Entity]) -> (i128, i128) {
         let (mut avg, mut load) = (self.avg_vruntime, self.avg_load as i128);
         if let Some(c) = self.curr {
-            avg += self.entity_key(ents[c].vruntime) * ents[c].weight as i128;
+            avg += self.weighted_key(&ents[c]);
             load += ents[c].weight as i128;
         }
         (avg, load)
@@ -42,7 +55,13 @@ impl CfsRq {
     /// V, the load-weighted average vruntime, rounded down (avg_vruntime).
     pub fn avg_vruntime(&self, ents: &[Entity]) -> u64 {
         let (avg, load) = self.avg_with_curr(ents);
-        let off = if load > 0 { avg.div_euclid(load) } else { 0 };
+        let off = match (i64::try_from(avg), i64::try_from(load)) {
+            // 64-bit division when it is exact in 64 bits: a 128-bit one is
+            // a library call in WebAssembly (crate::arith).
+            (Ok(a), Ok(l)) if l > 0 => a.div_euclid(l) as i128,
+            _ if load > 0 => avg.div_euclid(load),
+            _ => 0,
+        };
         self.min_vruntime.wrapping_add(off as i64 as u64)
     }
 
@@ -50,7 +69,7 @@ impl CfsRq {
     /// tested without the division (vruntime_eligible).
     pub fn vruntime_eligible(&self, vruntime: u64, ents: &[Entity]) -> bool {
         let (avg, load) = self.avg_with_curr(ents);
-        avg >= self.entity_key(vruntime) * load
+        avg >= key_times(self.entity_key(vruntime), load)
     }
 
     pub fn entity_eligible(&self, id: TaskId, ents: &[Entity]) -> bool {
@@ -293,7 +312,7 @@ impl CfsRq {
         }
         let (mut avg, mut load) = (0i128, 0u64);
         for id in self.queued() {
-            avg += self.entity_key(ents[id].vruntime) * ents[id].weight as i128;
+            avg += self.weighted_key(&ents[id]);
             load += ents[id].weight;
             if !self.by_vruntime.contains(&(ents[id].vruntime, id)) {
                 return Err(format!("task {id} is missing from the vruntime index"));
