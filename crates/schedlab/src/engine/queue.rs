@@ -27,24 +27,97 @@ pub enum Event {
     NohzKick { cpu: usize },
 }
 
+/// An event as the heap holds it: 32 bytes, ordered by one 128-bit key
+/// (time, then sequence number), so a sift moves and compares less than
+/// a `(u64, u64, Event)` of 40 bytes compared field by field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    key: u128,
+    kind: u8,
+    a: u32,
+    b: u64,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// CPU and task numbers are far below 2^32 (crate::limits).
+fn narrow(n: usize) -> u32 {
+    debug_assert!(u32::try_from(n).is_ok(), "{n} does not fit an event");
+    n as u32
+}
+
+impl Entry {
+    fn new(time: u64, seq: u64, e: Event) -> Self {
+        let (kind, a, b) = match e {
+            Event::SegmentDone { cpu, gen } => (0, narrow(cpu), gen),
+            Event::IdleKick { cpu } => (1, narrow(cpu), 0),
+            Event::IdleExitDone { cpu, gen } => (2, narrow(cpu), gen),
+            Event::BalanceDone { cpu, gen } => (3, narrow(cpu), gen),
+            Event::Tick { cpu } => (4, narrow(cpu), 0),
+            Event::WakeArrive { cpu, task } => (5, narrow(cpu), task as u64),
+            Event::Resched { cpu } => (6, narrow(cpu), 0),
+            Event::Timer { task, gen } => (7, narrow(task), gen),
+            Event::NohzKick { cpu } => (8, narrow(cpu), 0),
+        };
+        Entry {
+            key: (time as u128) << 64 | seq as u128,
+            kind,
+            a,
+            b,
+        }
+    }
+
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+
+    fn event(&self) -> Event {
+        let (a, b) = (self.a as usize, self.b);
+        match self.kind {
+            0 => Event::SegmentDone { cpu: a, gen: b },
+            1 => Event::IdleKick { cpu: a },
+            2 => Event::IdleExitDone { cpu: a, gen: b },
+            3 => Event::BalanceDone { cpu: a, gen: b },
+            4 => Event::Tick { cpu: a },
+            5 => Event::WakeArrive {
+                cpu: a,
+                task: b as usize,
+            },
+            6 => Event::Resched { cpu: a },
+            7 => Event::Timer { task: a, gen: b },
+            _ => Event::NohzKick { cpu: a },
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq += 1;
-        self.heap.push(Reverse((time, self.seq, event)));
+        self.heap.push(Reverse(Entry::new(time, self.seq, event)));
     }
 
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+        self.heap.pop().map(|Reverse(e)| (e.time(), e.event()))
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.heap.peek().map(|Reverse(e)| e.time())
     }
 
     pub fn len(&self) -> usize {
@@ -70,5 +143,33 @@ mod tests {
         assert_eq!(q.pop(), Some((5, Event::Tick { cpu: 1 })));
         assert_eq!(q.pop(), Some((5, Event::Tick { cpu: 0 })));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn every_event_comes_out_as_it_went_in() {
+        let all = [
+            Event::SegmentDone {
+                cpu: 7,
+                gen: u64::MAX,
+            },
+            Event::IdleKick { cpu: 1 },
+            Event::IdleExitDone { cpu: 2, gen: 3 },
+            Event::BalanceDone { cpu: 4, gen: 5 },
+            Event::Tick { cpu: 6 },
+            Event::WakeArrive {
+                cpu: 8,
+                task: 9_999,
+            },
+            Event::Resched { cpu: 10 },
+            Event::Timer { task: 11, gen: 12 },
+            Event::NohzKick { cpu: 4_095 },
+        ];
+        let mut q = EventQueue::default();
+        for (i, e) in all.iter().enumerate() {
+            q.push(u64::MAX - 10 + i as u64, *e);
+        }
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(q.pop(), Some((u64::MAX - 10 + i as u64, *e)));
+        }
     }
 }
