@@ -199,6 +199,19 @@ impl Channel {
         self.unacked + self.readable > self.rcv_mss || free_now + self.unacked >= 2 * free_now
     }
 
+    /// Its byte counts agree: what is readable and what was read but not
+    /// acknowledged are both still buffered, and the buffer holds no more
+    /// than its capacity.
+    pub(super) fn check_bytes(&self) -> std::result::Result<(), String> {
+        if self.readable + self.unacked > self.used || self.used > self.capacity {
+            return Err(format!(
+                "readable {} + unacked {} against used {} of {}",
+                self.readable, self.unacked, self.used, self.capacity
+            ));
+        }
+        Ok(())
+    }
+
     pub fn new(spec: &ChannelSpec) -> Self {
         Channel {
             kind: spec.kind,
