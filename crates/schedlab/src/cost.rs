@@ -9,6 +9,12 @@ pub const WORK_SCALE: u64 = 1024;
 /// A segment's copying part is counted in 1/1024ths of its work.
 pub const COPY_SHARE_ONE: u64 = 1024;
 const CACHE_LINE: u64 = 64;
+/// The receive path's share (1/1024) of a loopback message's network-stack
+/// work (`net_msg_ns`): half, an estimate (the transmit and receive paths
+/// each build or parse the same headers and take one socket lock); not yet
+/// measured. Only where the work is accounted depends on it: the send path
+/// and its softirq run back to back on the sender's CPU.
+pub const NET_RX_SHARE: u64 = 512;
 
 #[derive(Debug, Clone)]
 pub struct CostModel {
@@ -35,14 +41,34 @@ impl CostModel {
         bytes * self.costs.copy_ns_per_kib / 1024
     }
 
-    /// Per-message socket work on the sending side, by channel kind.
+    /// Per-message socket work in the sending system call, by channel
+    /// kind: for TCP and UDP the transmit path only ([`Self::net_tx`]);
+    /// the receive path runs after it as a softirq ([`Self::net_rx`]).
     pub fn msg(&self, kind: crate::workload::program::ChannelKind) -> u64 {
         use crate::workload::program::ChannelKind::*;
         match kind {
             Pipe => 0,
             Unix => self.costs.unix_msg_ns,
-            Tcp | Udp => self.costs.net_msg_ns,
+            Tcp | Udp => self.net_tx(),
         }
+    }
+
+    /// A loopback message's transmit path (tcp_sendmsg / udp_sendmsg to
+    /// loopback_xmit and netif_rx) in the sender's system call: the part
+    /// of `net_msg_ns` the receive path does not take.
+    pub fn net_tx(&self) -> u64 {
+        self.costs.net_msg_ns - self.net_rx()
+    }
+
+    /// A loopback message's receive path in the NET_RX softirq on the CPU
+    /// that queued it (process_backlog, ip_rcv, tcp_v4_rcv / udp_rcv, the
+    /// queueing and the reader's wakeup; for an ACK, tcp_ack freeing the
+    /// acknowledged data and waking a writer): [`NET_RX_SHARE`] of
+    /// `net_msg_ns`. A pure ACK costs a message's transmit and receive
+    /// paths: `net_msg_ns` comes from 1-byte TCP_RR messages, whose work is
+    /// the headers' as an ACK's is.
+    pub fn net_rx(&self) -> u64 {
+        self.costs.net_msg_ns * NET_RX_SHARE / 1024
     }
 
     pub fn fork(&self) -> u64 {

@@ -267,11 +267,21 @@ pub enum Counter {
     NohzKick,
     /// 2.6.28: a tickless CPU took over idle balancing for the others.
     NohzOwner,
+    /// A loopback message's receive path ran in the NET_RX softirq (data
+    /// on the sender's CPU, an ACK on the reader's).
+    NetRxSoftirq,
+    /// A TCP reader sent a pure ACK (tcp_cleanup_rbuf's rules).
+    TcpAck,
+    /// A TCP writer blocked on a full window was woken by an ACK.
+    TcpAckWakeup,
+    /// A TCP writer blocked while its reader had emptied the queue and
+    /// held its ACK: the delayed-ACK timer's ACK, taken at once.
+    TcpDelayedAck,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 15] = [
+    pub const FIXED: [Counter; 19] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -287,6 +297,10 @@ impl Counter {
         Counter::TtwuDelayed,
         Counter::NohzKick,
         Counter::NohzOwner,
+        Counter::NetRxSoftirq,
+        Counter::TcpAck,
+        Counter::TcpAckWakeup,
+        Counter::TcpDelayedAck,
     ];
 }
 
@@ -326,6 +340,10 @@ impl fmt::Display for Counter {
             Counter::NewIdlePulled => f.write_str("newidle.pulled"),
             Counter::NohzKick => f.write_str("nohz.kicks"),
             Counter::NohzOwner => f.write_str("nohz.owner_taken"),
+            Counter::NetRxSoftirq => f.write_str("softirq.net_rx"),
+            Counter::TcpAck => f.write_str("tcp.acks"),
+            Counter::TcpAckWakeup => f.write_str("tcp.ack_wakeups"),
+            Counter::TcpDelayedAck => f.write_str("tcp.delayed_acks"),
         }
     }
 }

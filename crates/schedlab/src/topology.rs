@@ -96,8 +96,9 @@ pub struct HwCosts {
     pub copy_ns_per_kib: u64,
     /// Creating a process (fork) in the parent.
     pub fork_ns: u64,
-    /// The loopback network stack per TCP/UDP message, send and receive
-    /// softirq together, charged to the sender.
+    /// The loopback network stack per TCP/UDP message, the send path and
+    /// the receive softirq together, both on the sender's CPU (a pure ACK
+    /// costs the same, on the reader's CPU); split by `cost::NET_RX_SHARE`.
     pub net_msg_ns: u64,
     /// An AF_UNIX message's socket-buffer work (allocation, queueing), charged to the sender.
     pub unix_msg_ns: u64,

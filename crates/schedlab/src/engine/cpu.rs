@@ -18,6 +18,8 @@ pub enum Acct {
     Busy,
     Idle,
     Overhead,
+    /// Kernel work in the NET_RX softirq (overhead, split out).
+    NetRx,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +42,9 @@ pub enum CpuState {
 pub(crate) enum SegKind {
     User,
     Kernel,
+    /// The NET_RX softirq run at the end of a loopback send (its
+    /// local_bh_enable): kernel work, accounted apart.
+    NetRx,
 }
 
 /// A segment paused by a softirq: its kind, the work it had left and what
@@ -151,6 +156,10 @@ impl Cpu {
                 self.time.overhead_ns += softirq;
             }
             Acct::Overhead => self.time.overhead_ns += d,
+            Acct::NetRx => {
+                self.time.overhead_ns += d;
+                self.time.net_rx_softirq_ns += d;
+            }
         }
         self.acct_since = now;
         if let Some(a) = next {
@@ -220,10 +229,10 @@ impl Sim {
         let c = &mut self.cpus[cpu];
         c.account(
             self.now,
-            Some(if kind == SegKind::User {
-                Acct::Busy
-            } else {
-                Acct::Overhead
+            Some(match kind {
+                SegKind::User => Acct::Busy,
+                SegKind::Kernel => Acct::Overhead,
+                SegKind::NetRx => Acct::NetRx,
             }),
         );
         c.seg = Some(Segment {

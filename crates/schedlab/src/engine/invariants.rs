@@ -1,7 +1,9 @@
 //! The model's invariants, checked after every event when a run asks for it
 //! (the property tests do): every task is in exactly one place, at most one
-//! task runs per CPU, queue bookkeeping matches its contents, and every
-//! CPU's busy + idle + overhead time equals the elapsed time.
+//! task runs per CPU, queue bookkeeping matches its contents, every
+//! channel's buffered bytes cover what is readable and unacknowledged, and
+//! every CPU's busy + idle + overhead time equals the elapsed time (its
+//! softirq time a part of the overhead).
 
 use super::task::{TaskState, Wait};
 use super::Sim;
@@ -56,6 +58,12 @@ impl Sim {
             }
             rq.check_eevdf(&self.ents)
                 .map_err(|e| format!("cpu{c}: {e}"))?;
+            if cpu.time.net_rx_softirq_ns > cpu.time.overhead_ns {
+                return Err(format!(
+                    "cpu{c}: softirq {} ns exceeds its kernel time {} ns",
+                    cpu.time.net_rx_softirq_ns, cpu.time.overhead_ns
+                ));
+            }
             if cpu.accounted_until(self.now) != self.now {
                 return Err(format!(
                     "cpu{c}: busy + idle + overhead = {} ns, elapsed {} ns",
@@ -65,6 +73,8 @@ impl Sim {
             }
         }
         for (ch_i, ch) in self.chans.iter().enumerate() {
+            ch.check_bytes()
+                .map_err(|e| format!("channel {ch_i}: {e}"))?;
             for &t in &ch.readers {
                 places[t] += 1;
                 if self.tasks[t].state != TaskState::Blocked(Wait::Read(ch_i)) {

@@ -18,6 +18,10 @@ pub struct CpuTime {
     pub newidle_balance_ns: u64,
     /// Of `overhead_ns`, what the tick's periodic balancing took.
     pub tick_balance_ns: u64,
+    /// Of `overhead_ns`, network receive processing in the NET_RX softirq:
+    /// the loopback receive path of the TCP/UDP data a task on this CPU
+    /// sent, and of the ACKs its reads sent back.
+    pub net_rx_softirq_ns: u64,
 }
 
 impl CpuTime {

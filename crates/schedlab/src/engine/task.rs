@@ -19,6 +19,12 @@ use crate::workload::program::{ChannelKind, ChannelSpec, Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
 
+/// include/net/tcp.h: the receive MSS assumed before any segment.
+const TCP_MSS_DEFAULT: u64 = 536;
+/// The loopback device's MSS: its 65,536-byte MTU less the IPv4 and TCP
+/// headers and the timestamp option (40 + 12 bytes).
+const LOOPBACK_MSS: u64 = 65_484;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wait {
     Read(usize),
@@ -46,6 +52,25 @@ pub(crate) enum Pending {
     Recheck,
     /// A write's copy is done: the data becomes readable.
     Deposit {
+        chan: usize,
+        bytes: u64,
+    },
+    /// A loopback send's transmit path is done: its receive path runs in
+    /// the NET_RX softirq on this CPU, then the data (`bytes`, 0 for a
+    /// dropped datagram) becomes readable.
+    NetRx {
+        chan: usize,
+        bytes: u64,
+    },
+    /// A TCP read sent an ACK for `bytes`: its receive path runs in the
+    /// NET_RX softirq on this (the reader's) CPU.
+    AckRx {
+        chan: usize,
+        bytes: u64,
+    },
+    /// The ACK's softirq is done: the window space of `bytes` is free and
+    /// writers waiting for it wake (not sync).
+    Acked {
         chan: usize,
         bytes: u64,
     },
@@ -104,6 +129,8 @@ pub(crate) struct Task {
     timers: Vec<Option<u64>>,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
+    /// TCP channels it read from and has not acknowledged yet.
+    acks_owed: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -115,6 +142,19 @@ pub(crate) struct Channel {
     used: u64,
     /// Bytes a reader can take now.
     readable: u64,
+    /// TCP: of `used`, bytes read whose ACK has not been sent (the sender
+    /// still holds them, and their window space, until it is).
+    unacked: u64,
+    /// TCP: the receiver's estimate of the sender's segment size
+    /// (icsk_ack.rcv_mss): TCP_MSS_DEFAULT at first, then the largest
+    /// segment received, at most the loopback's MSS.
+    rcv_mss: u64,
+    /// The tasks that last wrote and last read it: a TCP channel and one
+    /// going back between the same two tasks are taken as the two
+    /// directions of one connection, whose data segments carry each
+    /// other's ACKs.
+    last_writer_task: Option<usize>,
+    last_reader_task: Option<usize>,
     last_writer_cpu: Option<usize>,
     /// The LLCs of its last writer and last reader: its buffered bytes
     /// (`used`) occupy both (the writer's copy puts them in the one, the
@@ -143,6 +183,35 @@ pub struct ChannelStats {
 }
 
 impl Channel {
+    /// After a TCP read (its bytes already in `unacked`): whether
+    /// tcp_cleanup_rbuf sends an ACK now. Either more than one segment
+    /// (`rcv_mss`) arrived since the last ACK, read or still queued (the
+    /// once-per-two-segments ACK), or the window the ACK would advertise is
+    /// at least twice the one advertised now (a read that freed a lot).
+    /// The empty-queue rule for small pushed segments of a one-way stream
+    /// is left out: a request/response connection's replies carry its
+    /// ACKs (not modelled as such: those ACKs cost nothing here).
+    fn time_to_ack(&self) -> bool {
+        if self.unacked == 0 {
+            return false;
+        }
+        let free_now = self.capacity - self.used;
+        self.unacked + self.readable > self.rcv_mss || free_now + self.unacked >= 2 * free_now
+    }
+
+    /// Its byte counts agree: what is readable and what was read but not
+    /// acknowledged are both still buffered, and the buffer holds no more
+    /// than its capacity.
+    pub(super) fn check_bytes(&self) -> std::result::Result<(), String> {
+        if self.readable + self.unacked > self.used || self.used > self.capacity {
+            return Err(format!(
+                "readable {} + unacked {} against used {} of {}",
+                self.readable, self.unacked, self.used, self.capacity
+            ));
+        }
+        Ok(())
+    }
+
     pub fn new(spec: &ChannelSpec) -> Self {
         Channel {
             kind: spec.kind,
@@ -150,6 +219,10 @@ impl Channel {
             capacity: spec.capacity,
             used: 0,
             readable: 0,
+            unacked: 0,
+            rcv_mss: TCP_MSS_DEFAULT,
+            last_writer_task: None,
+            last_reader_task: None,
             last_writer_cpu: None,
             writer_llc: None,
             reader_llc: None,
@@ -206,6 +279,7 @@ impl Sim {
                 recent_used_cpu: parent_cpu,
                 ..TaskSched::default()
             },
+            acks_owed: Vec::new(),
         });
         self.ents.push(Entity::new(weight, self.now));
         let placed = match self.workload.templates[tpl].start_cpu {
@@ -319,34 +393,53 @@ impl Sim {
                             self.cost.copy(bytes)
                         };
                         let msg = self.cost.msg(ch.kind);
-                        self.recharge_llcs(chan);
-                        let cost = self.syscall_entry(task) + copy + msg;
-                        self.tasks[task].pc += 1;
-                        let pending = if fits {
+                        let kept = if fits { bytes } else { 0 };
+                        let pending = if ch.kind.is_network() {
+                            Pending::NetRx { chan, bytes: kept }
+                        } else if fits {
                             Pending::Deposit { chan, bytes }
                         } else {
                             Pending::None
                         };
+                        self.recharge_llcs(chan);
+                        let cost = self.syscall_entry(task) + copy + msg;
+                        self.tasks[task].pc += 1;
                         self.start_copying(cpu, cost, copy, pending);
+                        return;
+                    } else if ch.kind == ChannelKind::Tcp && ch.readable == 0 && ch.unacked > 0 {
+                        // The reader has read everything and holds an ACK
+                        // that would make room: its delayed-ACK timer
+                        // sends it (taken at once, its cost left out).
+                        let acked = std::mem::take(&mut ch.unacked);
+                        ch.used -= acked;
+                        self.recharge_llcs(chan);
+                        self.counters.count(Counter::TcpDelayedAck);
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Write(chan));
+                        return;
                     }
-                    return;
                 }
                 Insn::Read { chan, bytes } => {
                     let ch = &mut self.chans[chan];
                     if ch.readable > 0 {
                         let take = ch.readable.min(bytes);
                         ch.readable -= take;
-                        ch.used -= take;
+                        let ack = if ch.kind == ChannelKind::Tcp {
+                            ch.unacked += take;
+                            ch.time_to_ack().then(|| std::mem::take(&mut ch.unacked))
+                        } else {
+                            ch.used -= take;
+                            None
+                        };
                         ch.reader_llc = Some(self.topo.cpus[cpu].llc);
+                        ch.last_reader_task = Some(task);
                         if self.now >= self.measure_from_ns {
                             ch.stats.bytes_read += take;
                         }
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
                         self.recharge_llcs(chan);
                         let copy = self.cost.copy(take);
-                        let cost = self.syscall_entry(task)
+                        let mut cost = self.syscall_entry(task)
                             + copy
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
                         let t = &mut self.tasks[task];
@@ -355,7 +448,24 @@ impl Sim {
                             t.lap_from_ns = self.now;
                         }
                         t.pc += 1;
-                        self.start_copying(cpu, cost, copy, Pending::Drained { chan });
+                        let pending = match ack {
+                            // tcp_cleanup_rbuf's tcp_send_ack: the ACK's
+                            // transmit path ends the read.
+                            Some(acked) => {
+                                self.tasks[task].acks_owed.retain(|&c| c != chan);
+                                cost += self.cost.net_tx();
+                                Pending::AckRx { chan, bytes: acked }
+                            }
+                            // TCP frees window space only by ACK.
+                            None if self.chans[chan].kind == ChannelKind::Tcp => {
+                                if !self.tasks[task].acks_owed.contains(&chan) {
+                                    self.tasks[task].acks_owed.push(chan);
+                                }
+                                Pending::None
+                            }
+                            None => Pending::Drained { chan },
+                        };
+                        self.start_copying(cpu, cost, copy, pending);
                     } else {
                         self.wait_or_enter(cpu, task, Wait::Read(chan));
                     }
@@ -508,11 +618,50 @@ impl Sim {
                     ch.stats.bytes_written += bytes;
                 }
                 ch.last_writer_cpu = Some(cpu);
+                ch.last_writer_task = Some(task);
                 let sync = ch
                     .kind
                     .sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
-                let waiters = std::mem::take(&mut ch.readers);
-                self.wake_all(cpu, waiters, sync);
+                let mut waiters: Vec<(usize, bool)> = std::mem::take(&mut ch.readers)
+                    .into_iter()
+                    .map(|w| (w, sync))
+                    .collect();
+                if ch.kind == ChannelKind::Tcp {
+                    self.piggyback_acks(task, chan, &mut waiters);
+                }
+                self.wake_each(cpu, waiters);
+            }
+            Pending::NetRx { chan, bytes } => {
+                self.counters.count(Counter::NetRxSoftirq);
+                let ns = self.cost.net_rx();
+                let then = if bytes > 0 {
+                    let ch = &mut self.chans[chan];
+                    if ch.kind == ChannelKind::Tcp && bytes >= ch.rcv_mss {
+                        ch.rcv_mss = bytes.min(LOOPBACK_MSS);
+                    }
+                    Pending::Deposit { chan, bytes }
+                } else {
+                    // udp_queue_rcv_skb found the receive buffer full.
+                    Pending::None
+                };
+                self.start_segment(cpu, SegKind::NetRx, ns, then);
+            }
+            Pending::AckRx { chan, bytes } => {
+                self.counters.count(Counter::NetRxSoftirq);
+                self.counters.count(Counter::TcpAck);
+                let ns = self.cost.net_rx();
+                self.start_segment(cpu, SegKind::NetRx, ns, Pending::Acked { chan, bytes });
+            }
+            Pending::Acked { chan, bytes } => {
+                self.chans[chan].used -= bytes;
+                self.recharge_llcs(chan);
+                let waiters = std::mem::take(&mut self.chans[chan].writers);
+                let blocked = waiters.len() as u64;
+                for _ in 0..blocked {
+                    self.counters.count(Counter::TcpAckWakeup);
+                }
+                // sk_stream_write_space: a plain (not sync) wakeup.
+                self.wake_all(cpu, waiters, false);
             }
             Pending::Drained { chan } => {
                 let sync = self.chans[chan].kind.sync_writer_wakeup();
@@ -532,12 +681,46 @@ impl Sim {
         }
     }
 
+    /// `task` sent data on TCP channel `chan`: the segment carries the ACK
+    /// of what the task read and has not acknowledged on the connection's
+    /// other direction (a channel `chan`'s reader writes and `task` reads),
+    /// so tcp_ack in this softirq frees that window and wakes its writers
+    /// (not sync), added to `waiters`.
+    fn piggyback_acks(&mut self, task: usize, chan: usize, waiters: &mut Vec<(usize, bool)>) {
+        let peer = self.chans[chan].last_reader_task;
+        if peer.is_none() || self.tasks[task].acks_owed.is_empty() {
+            return;
+        }
+        let owed = std::mem::take(&mut self.tasks[task].acks_owed);
+        let mut kept = Vec::with_capacity(owed.len());
+        for r in owed {
+            let back = &mut self.chans[r];
+            if back.last_writer_task != peer || back.last_reader_task != Some(task) {
+                kept.push(r);
+                continue;
+            }
+            back.used -= std::mem::take(&mut back.unacked);
+            let writers = std::mem::take(&mut back.writers);
+            for _ in 0..writers.len() {
+                self.counters.count(Counter::TcpAckWakeup);
+            }
+            waiters.extend(writers.into_iter().map(|w| (w, false)));
+            self.recharge_llcs(r);
+        }
+        self.tasks[task].acks_owed = kept;
+    }
+
     /// Wakes every waiter of a channel; the waker pays for each wakeup
     /// (and its placement's idle-CPU scan) before continuing.
     fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>, sync: bool) {
+        self.wake_each(cpu, waiters.into_iter().map(|w| (w, sync)).collect());
+    }
+
+    /// [`Self::wake_all`] with each waiter's own sync hint.
+    fn wake_each(&mut self, cpu: usize, waiters: Vec<(usize, bool)>) {
         let mut woken = 0;
         self.wakeup_scan_ns = 0;
-        for w in waiters {
+        for (w, sync) in waiters {
             if self.try_to_wake_up(w, Some(cpu), sync) {
                 woken += 1;
             }

@@ -30,11 +30,13 @@ impl Time {
 
 /// What kind of channel. Every kind wakes a blocked reader with the sync
 /// hint (the writer is the waker: on loopback TCP/UDP the receive path runs
-/// in softirq on the sender's CPU). Pipes and unix sockets also wake a
-/// blocked writer with it; TCP writers are woken by ACKs freeing window
-/// space, not sync. UDP writers never block: a datagram that does not fit
+/// in the NET_RX softirq on the sender's CPU, accounted as softirq time).
+/// Pipes and unix sockets also wake a blocked writer with it; a TCP read
+/// frees window space only when it sends an ACK (or data going back on the
+/// connection carries one), whose softirq on the reader's CPU wakes the
+/// writer, not sync. UDP writers never block: a datagram that does not fit
 /// the receive buffer is dropped. TCP and UDP pay the network stack per
-/// message.
+/// message (docs/costs.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChannelKind {

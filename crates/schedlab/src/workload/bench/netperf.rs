@@ -8,8 +8,11 @@
 //! that do not fit the receive buffer are dropped; what was received counts.
 //! Prints each instance's netperf result line and, as the WA_WEIGHT
 //! commit's table does, the average per instance ("TCP_STREAM-10 : Avg:"),
-//! which is the reported value. Left out: netperf's control connection and
-//! CPU-utilisation measurement.
+//! which is the reported value. Before the test, netperf's control
+//! exchange: netperf sends the test request on the control connection and
+//! waits for netserver's response (each a 656-byte message), the sync
+//! wakeups that bring the pair together before data flows. Left out: the
+//! data connection's handshake and the CPU-utilisation measurement.
 
 use super::{
     channel, check, fmt_g, mark, mark_rates, measured_secs, ms_to_ns, read, task, write, Better,
@@ -104,6 +107,13 @@ const UDP_RCVBUF: u64 = 212_992;
 const SEND_SOCKET: u64 = 16_384;
 /// The receiving application's work per read (the benchmark discards data).
 const RECV_WORK_NS: u64 = 500;
+/// A control message: netperf's netperf_request_struct and
+/// netperf_response_struct (netlib.h) are a request or response type, one
+/// more int and MAXSPECDATA (162) ints of test-specific data.
+const CONTROL_MSG: u64 = (2 + 162) * 4;
+/// Channels per instance: data, the RR tests' responses, and the control
+/// connection's two directions.
+const CHANNELS_PER_INSTANCE: usize = 4;
 
 impl Netperf {
     pub fn metric(&self) -> Metric {
@@ -149,10 +159,13 @@ impl Netperf {
         let mut tasks = Vec::new();
         for i in 0..self.instances as usize {
             let (up, down) = (channels.len(), channels.len() + 1);
+            let (ctl_up, ctl_down) = (channels.len() + 2, channels.len() + 3);
             let mut data = channel(kind, buffer);
             data.sendfile = self.test == NetperfTest::TcpSendfile;
             channels.push(data);
             channels.push(channel(kind, buffer));
+            channels.push(channel(ChannelKind::Tcp, TCP_RCVBUF));
+            channels.push(channel(ChannelKind::Tcp, TCP_RCVBUF));
             let (client, server) = if self.test.is_rr() {
                 let r = self.rr_size;
                 (
@@ -168,9 +181,18 @@ impl Netperf {
             let netserver = task(
                 format!("netserver{i}"),
                 &self.affinity,
-                vec![Op::Forever(server)],
+                vec![
+                    read(ctl_up, CONTROL_MSG),
+                    write(ctl_down, CONTROL_MSG),
+                    Op::Forever(server),
+                ],
             );
-            let program = vec![Op::Fork(Box::new(netserver)), Op::Forever(client)];
+            let program = vec![
+                Op::Fork(Box::new(netserver)),
+                write(ctl_up, CONTROL_MSG),
+                read(ctl_down, CONTROL_MSG),
+                Op::Forever(client),
+            ];
             tasks.push(task(format!("netperf{i}"), &self.affinity, program));
         }
         Ok(Built {
@@ -196,7 +218,10 @@ impl Netperf {
         } else {
             (0..n)
                 .map(|i| {
-                    let received = out.channels.get(2 * i).map_or(0, |c| c.bytes_read);
+                    let received = out
+                        .channels
+                        .get(CHANNELS_PER_INSTANCE * i)
+                        .map_or(0, |c| c.bytes_read);
                     if secs > 0.0 {
                         received as f64 * 8.0 / 1e6 / secs
                     } else {
@@ -228,7 +253,7 @@ impl Netperf {
                     SEND_SOCKET, self.buffer(), self.rr_size, self.rr_size
                 ),
                 NetperfTest::UdpStream => {
-                    let c = out.channels.get(2 * i);
+                    let c = out.channels.get(CHANNELS_PER_INSTANCE * i);
                     let okay = c.map_or(0, |c| c.bytes_read) / self.send_size;
                     let sent = okay + c.map_or(0, |c| c.bytes_dropped) / self.send_size;
                     let sent_mbits = if secs > 0.0 {

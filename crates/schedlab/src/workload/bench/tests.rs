@@ -277,6 +277,41 @@ fn netperf_tests_report_their_units_and_udp_never_blocks_the_sender() {
     assert!(r.value > 0.0);
 }
 
+/// netperf's control exchange (request, then netserver's response, which
+/// wakes netperf sync) brings the pair into one LLC before data flows, even
+/// when fork balancing put netserver on the other node of an idle machine:
+/// one instance then streams as fast as each of several does. Without the
+/// exchange the bottlenecked reader never blocked, so no sync wakeup ever
+/// pulled it over, and each 16 KiB read crossed the interconnect.
+#[test]
+fn netperfs_control_exchange_puts_the_stream_pair_in_one_llc() {
+    let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+    let stream = |n: u64| {
+        bench(&format!(
+            r#"{{"kind":"netperf","test":"TCP_STREAM","instances":{n},"duration_ms":30,"warmup_ms":5}}"#
+        ))
+    };
+    let (out, one) = run("ivb-ep-2s", Era::V4_15, &stream(1));
+    let llc = |name: &str| {
+        let t = out.tasks.iter().find(|t| t.name == name).unwrap();
+        topo.cpus[t.last_cpu].llc
+    };
+    assert_eq!(llc("netperf0"), llc("netserver0"));
+    assert!(
+        !out.counters.contains_key("ttwu.remote.other_node"),
+        "{:?}",
+        out.counters
+    );
+    let (_, four) = run("ivb-ep-2s", Era::V4_15, &stream(4));
+    let ratio = one.value / four.value;
+    assert!(
+        (0.95..1.05).contains(&ratio),
+        "1: {} 4: {}",
+        one.value,
+        four.value
+    );
+}
+
 /// A writer that fills a slow reader's buffer blocks; on a pipe the reader
 /// wakes it with the sync hint, on TCP (an ACK freeing window space) without.
 #[test]
