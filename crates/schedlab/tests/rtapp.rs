@@ -153,6 +153,33 @@ fn a_lock_run_unlock_loop_imports_as_a_mutex() {
     assert_eq!(prog[0]["forever"][2], serde_json::json!({"unlock": "m0"}));
 }
 
+/// rt-app logs slack as the period's end less the phase's end: negative
+/// when the phase overruns. A 15 ms run in a 10 ms relative period is
+/// 5 ms late every time.
+#[test]
+fn an_overrunning_periodic_task_reports_negative_slack() {
+    let json = r#"{"tasks":{"late":{"loop":20,"run":15000,
+        "timer":{"ref":"unique","period":10000,"mode":"relative"}}}}"#;
+    let (exp, _) = import(json).unwrap();
+    let r = run_all(&exp, &mut |_, _| true).unwrap();
+    let text = &r.rows[0].text["6.12"];
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("mark \"late.slack\": signed mean"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let signed: f64 = line
+        .split("signed mean ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((-5_100.0..-4_990.0).contains(&signed), "{line}");
+    assert!(line.contains("20 overruns"), "{line}");
+}
+
 #[test]
 fn what_is_not_modelled_is_an_error_naming_the_key() {
     let cases = [

@@ -462,6 +462,10 @@ impl Sim {
                     if let Some(label) = slack {
                         if now >= self.measure_from_ns {
                             self.marks[label].record(now, task, Some(left));
+                            // rt-app logs an overrun as negative slack.
+                            if now > end {
+                                self.marks[label].record_overrun(now - end);
+                            }
                         }
                     }
                     if left > 0 {

@@ -166,7 +166,8 @@ pub struct TimerSpec {
     #[serde(default, skip_serializing_if = "is_false")]
     pub relative: bool,
     /// Record each use's slack (time left in the period, 0 when late)
-    /// under this label, like a mark's intervals.
+    /// under this label, like a mark's intervals; a late use also records
+    /// how late (rt-app's negative slack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slack: Option<String>,
 }

@@ -18,7 +18,8 @@
 //! until every task ends), `default_policy` SCHED_OTHER, and `calibration`
 //! and the logging keys, accepted and ignored (a simulation needs no
 //! calibration and logs nothing). Each timer records the task's period
-//! ("NAME.period", between releases) and slack ("NAME.slack"); the run reports each task's
+//! ("NAME.period", between releases) and slack ("NAME.slack", with the
+//! overruns rt-app logs as negative slack); the run reports each task's
 //! CPU time and wakeup latency.
 //!
 //! Not modelled, an error naming the key and its path: I/O, suspend and
