@@ -78,8 +78,8 @@ test('a pasted rt-app file runs its tasks; what is not modelled is refused at th
   const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'retune-lat-ctx');
   const rtapp = field('workload.rtapp');
-  await setText(page, rtapp, JSON.stringify({ tasks: { t: { loop: -1, lock: 'm', run: 100 } }, global: { duration: 1 } }));
-  assert.match(await page.textContent(`label:has(${rtapp}) .field-error`), /tasks\.t\.lock: the rt-app event "lock" is not modelled/);
+  await setText(page, rtapp, JSON.stringify({ tasks: { t: { loop: -1, iorun: 100, run: 100 } }, global: { duration: 1 } }));
+  assert.match(await page.textContent(`label:has(${rtapp}) .field-error`), /tasks\.t\.iorun: the rt-app event "iorun" is not modelled/);
   await setText(page, rtapp, JSON.stringify({
     tasks: { video: { loop: -1, run: 2000, timer: { ref: 'unique', period: 8000 } } },
     global: { duration: 1, calibration: 'CPU0' },

@@ -322,13 +322,26 @@ fn import_rt_app_writes_an_experiment_that_runs() {
     assert!(text.contains("mark \"t.period\": "), "{text}");
     assert!(text.contains("mark \"t.slack\": "), "{text}");
 
-    let bad = temp_file(
+    let lock = temp_file(
         "lock.json",
         r#"{"tasks":{"t":{"loop":1,"lock":"m","run":1000,"unlock":"m"}}}"#,
     );
+    let out = schedlab()
+        .args(["import", "rt-app", lock.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains(r#""lock": "m""#));
+
+    let bad = temp_file(
+        "iorun.json",
+        r#"{"tasks":{"t":{"loop":1,"iorun":1000,"run":1000}}}"#,
+    );
     let err = fails(&["import", "rt-app", bad.to_str().unwrap()]);
     assert!(
-        err.contains("tasks.t.lock: the rt-app event \"lock\" is not modelled"),
+        err.contains("tasks.t.iorun: the rt-app event \"iorun\" is not modelled"),
         "{err}"
     );
 }

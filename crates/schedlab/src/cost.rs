@@ -85,6 +85,21 @@ impl CostModel {
         }
     }
 
+    /// An uncontended atomic read-modify-write (a pthread mutex's or
+    /// condition variable's cmpxchg) on a line last written by `from`: the
+    /// line's transfer at their distance (`miss_ns`). On the same CPU the
+    /// line is in its own L1; the SMT-sibling figure `miss_ns[0]` (5 ns by
+    /// default) stands for it, about the 18-20 cycles of a locked cmpxchg
+    /// (Agner Fog's instruction tables, Haswell to Skylake). A line no CPU
+    /// has written comes from beyond the LLC (`miss_ns[2]`). At least 1 ns.
+    pub fn atomic(&self, topo: &Topology, from: Option<usize>, to: usize) -> u64 {
+        let i = match from {
+            Some(f) => topo.distance(f, to).cost_index().unwrap_or(0),
+            None => 2,
+        };
+        self.costs.miss_ns[i].max(1)
+    }
+
     /// The waker's part of try_to_wake_up.
     pub fn wakeup(&self) -> u64 {
         self.costs.wakeup_ns

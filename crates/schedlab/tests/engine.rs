@@ -258,7 +258,7 @@ fn mix_strategy() -> impl Strategy<Value = MixGene> {
         1u32..=2,          // cores per LLC
         1u32..=2,          // threads per core
         0..Era::ALL.len(), // era, 6.12's EEVDF included
-        prop::collection::vec((0u8..3, 1_000u64..200_000, 1_000u64..500_000, 0u8..4), 1..7),
+        prop::collection::vec((0u8..4, 1_000u64..200_000, 1_000u64..500_000, 0u8..4), 1..7),
         any::<u64>(),
     )
 }
@@ -355,6 +355,17 @@ proptest! {
                     r#"{{"name":"c{i}"{affinity},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}}]}}]}}"#)),
                 1 => specs.push(format!(
                     r#"{{"name":"h{i}"{affinity},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#, (i as i8 % 5) - 2)),
+                3 => {
+                    // rt-app's synchronisation: a producer signals under a
+                    // mutex, a consumer waits, both meet at a barrier with
+                    // a third task; memory writes and wall-time runs.
+                    specs.push(format!(
+                        r#"{{"name":"s{i}"{affinity},"program":[{{"forever":[{{"runtime":{{"ns":{a}}}}},{{"lock":"m{i}"}},{{"signal":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#));
+                    specs.push(format!(
+                        r#"{{"name":"w{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"cond_wait":{{"cond":"c{i}","mutex":"m{i}"}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"mem":{{"bytes":65536}}}}]}}]}}"#));
+                    specs.push(format!(
+                        r#"{{"name":"x{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
+                }
                 _ => {
                     let (x, y) = (chans.len(), chans.len() + 1);
                     chans.push(r#"{"kind":"pipe","capacity":8}"#.to_string());

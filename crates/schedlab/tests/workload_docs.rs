@@ -51,11 +51,30 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             instructions.push(op.name());
         }
     }
-    assert_eq!(experiments, 3);
+    assert_eq!(experiments, 4);
     // Every instruction has its example.
     instructions.sort_unstable();
     assert_eq!(
         instructions,
-        ["compute", "forever", "fork", "lap", "loop", "mark", "read", "sleep", "timer", "write"]
+        [
+            "barrier",
+            "broadcast",
+            "compute",
+            "cond_wait",
+            "forever",
+            "fork",
+            "lap",
+            "lock",
+            "loop",
+            "mark",
+            "mem",
+            "read",
+            "runtime",
+            "signal",
+            "sleep",
+            "timer",
+            "unlock",
+            "write"
+        ]
     );
 }

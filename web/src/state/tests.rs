@@ -420,10 +420,10 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     assert!(matches!(rt.experiment.workload, Benchmark::Custom(_)));
     let rt_bad = ed(
         &start,
-        WorkloadEdit::RtApp(r#"{"tasks":{"t":{"lock":"m"}}}"#.into()),
+        WorkloadEdit::RtApp(r#"{"tasks":{"t":{"iorun":100}}}"#.into()),
     );
     let err = rt_bad.error_at(&FieldId::RtApp).unwrap().to_string();
-    assert!(err.starts_with("tasks.t.lock: the rt-app event"), "{err}");
+    assert!(err.starts_with("tasks.t.iorun: the rt-app event"), "{err}");
 }
 
 /// A keystroke that changes neither the machine nor a policy keeps the

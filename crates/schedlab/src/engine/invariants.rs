@@ -94,12 +94,56 @@ impl Sim {
                 }
             }
         }
+        for (m, mx) in self.mutexes.iter().enumerate() {
+            for &t in &mx.waiters {
+                places[t] += 1;
+                if self.tasks[t].state != TaskState::Blocked(Wait::Lock(m)) {
+                    return Err(format!(
+                        "task {t} waits for mutex {m} but is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+        }
+        // Cond and barrier waiters are listed from their arrival: asleep
+        // (counted here) or still entering the wait (on a CPU).
+        let lists = self
+            .conds
+            .iter()
+            .enumerate()
+            .map(|(c, cv)| {
+                (
+                    Wait::Cond(c),
+                    cv.waiters.iter().copied().collect::<Vec<_>>(),
+                )
+            })
+            .chain(self.barriers.iter().enumerate().map(|(b, br)| {
+                (
+                    Wait::Barrier(b),
+                    br.waiting.iter().chain(&br.releasing).copied().collect(),
+                )
+            }));
+        for (wait, list) in lists {
+            for t in list {
+                match self.tasks[t].state {
+                    TaskState::Blocked(w) if w == wait => places[t] += 1,
+                    TaskState::Running(_) | TaskState::Queued(_) => {}
+                    s => return Err(format!("task {t} is listed in {wait:?} but is {s:?}")),
+                }
+            }
+        }
         for (t, task) in self.tasks.iter().enumerate() {
             let delayed = u32::from(self.ents[t].delayed);
             let expected = delayed
                 + match task.state {
                     TaskState::Running(_) | TaskState::Queued(_) => 1,
-                    TaskState::Blocked(Wait::Read(_)) | TaskState::Blocked(Wait::Write(_)) => 1,
+                    TaskState::Blocked(
+                        Wait::Read(_)
+                        | Wait::Write(_)
+                        | Wait::Lock(_)
+                        | Wait::Cond(_)
+                        | Wait::Barrier(_),
+                    ) => 1,
                     // Sleeping on a timer, on the way to a CPU by IPI, or gone:
                     // in no queue and no wait list.
                     TaskState::Blocked(Wait::Timer) | TaskState::Waking(_) | TaskState::Exited => 0,

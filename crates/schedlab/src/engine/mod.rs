@@ -4,7 +4,8 @@
 //!
 //! Submodules split the work: [`cpu`] runs CPUs (segments, scheduling, idle,
 //! the tick), [`task`] runs programs (channels, blocking, wakeups, fork),
-//! [`invariants`] checks the model's invariants, `sched_env` gives the
+//! `sync` runs the pthread objects (mutexes, condition variables,
+//! barriers: futex waits and wakes) and memory writes, [`invariants`] checks the model's invariants, `sched_env` gives the
 //! scheduler its view of the machine. Placement, balancing and preemption
 //! are decided by [`crate::sched`], never here.
 
@@ -13,6 +14,7 @@ mod invariants;
 pub mod queue;
 mod sched_env;
 pub mod stats;
+mod sync;
 mod task;
 
 use crate::cost::CostModel;
@@ -154,6 +156,9 @@ pub struct Sim {
     pub(crate) tasks_alive: usize,
     pub(crate) ents: Vec<Entity>,
     chans: Vec<task::Channel>,
+    mutexes: Vec<sync::Mutex>,
+    conds: Vec<sync::Cond>,
+    barriers: Vec<sync::Barrier>,
     workload: Workload,
     /// SMT siblings of each CPU (itself included).
     siblings: Vec<Vec<usize>>,
@@ -238,6 +243,14 @@ impl Sim {
                 .channels
                 .iter()
                 .map(task::Channel::new)
+                .collect(),
+            mutexes: vec![sync::Mutex::default(); cfg.workload.mutexes.len()],
+            conds: vec![sync::Cond::default(); cfg.workload.conds.len()],
+            barriers: cfg
+                .workload
+                .barrier_users
+                .iter()
+                .map(|&users| sync::Barrier::new(users))
                 .collect(),
             workload: cfg.workload.clone(),
             siblings,

@@ -100,6 +100,16 @@ pub struct MarkStats {
     pub interval_sum_ns: u64,
     pub interval_min_ns: u64,
     pub interval_max_ns: u64,
+    /// For a timer's slack: the uses that came after the period's end
+    /// (recorded as an interval of 0), how late in all and at worst. The
+    /// signed slack (rt-app logs it negative) is the intervals' sum less
+    /// `overrun_sum_ns`.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub overruns: u64,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub overrun_sum_ns: u64,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub overrun_max_ns: u64,
     /// Log-linear histogram of intervals: bucket (exponent, 16 sub-buckets).
     #[serde(skip)]
     hist: Vec<u64>,
@@ -122,6 +132,10 @@ pub struct TaskMarks {
     /// The interval ending at the first mark (from a mark in the warm-up).
     pub first_interval_ns: Option<u64>,
     pub last_ns: u64,
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 pub const MARK_SERIES_CAP: usize = 100_000;
@@ -155,6 +169,9 @@ impl MarkStats {
             interval_sum_ns: 0,
             interval_min_ns: u64::MAX,
             interval_max_ns: 0,
+            overruns: 0,
+            overrun_sum_ns: 0,
+            overrun_max_ns: 0,
             hist: vec![0; 64 * SUB_BUCKETS as usize],
             series: Vec::new(),
             series_truncated: false,
@@ -186,6 +203,22 @@ impl MarkStats {
             self.interval_max_ns = self.interval_max_ns.max(d);
             self.hist[bucket_of(d)] += 1;
         }
+    }
+
+    /// A timer use `late_ns` after its period ended (the slack recorded
+    /// with it was 0).
+    pub fn record_overrun(&mut self, late_ns: u64) {
+        self.overruns += 1;
+        self.overrun_sum_ns += late_ns;
+        self.overrun_max_ns = self.overrun_max_ns.max(late_ns);
+    }
+
+    /// The mean signed interval, ns: a slack's mean with overruns negative.
+    pub fn signed_mean_ns(&self) -> f64 {
+        if self.intervals == 0 {
+            return 0.0;
+        }
+        (self.interval_sum_ns as f64 - self.overrun_sum_ns as f64) / self.intervals as f64
     }
 
     /// The interval below which `pct` percent of intervals fall (to within a

@@ -1,6 +1,8 @@
 //! Running task programs: the interpreter, channels (buffers that block
 //! readers when empty and writers when full), sleeping, forking, exiting,
 //! and waking tasks up (locally, by direct remote enqueue, or by IPI).
+//! The pthread objects (mutexes, condition variables, barriers) are in
+//! `sync.rs`.
 
 use super::cpu::{CpuState, SegKind};
 use super::stats::{LatencyHist, TraceEvent};
@@ -30,6 +32,12 @@ pub enum Wait {
     Read(usize),
     Write(usize),
     Timer,
+    /// In futex wait on a mutex.
+    Lock(usize),
+    /// In futex wait on a condition variable.
+    Cond(usize),
+    /// In futex wait at a barrier.
+    Barrier(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +92,27 @@ pub(crate) enum Pending {
     Fork(usize),
     /// A softirq that interrupted this task's segment is done.
     IrqReturn,
+    /// A `runtime` instruction's wall time is over.
+    RuntimeDone,
+    /// A `mem` instruction's writing is done.
+    MemDone,
+    /// An unlock's futex wake entry is done: wake one waiter.
+    WakeMutex(usize),
+    /// A cond wait released its mutex: wake one of the mutex's waiters,
+    /// then sleep.
+    WakeMutexThenPark {
+        mutex: usize,
+        wait: Wait,
+    },
+    /// A futex wait entry is done: sleep, unless already released.
+    Park(Wait),
+    /// A signal's or broadcast's futex wake entry is done.
+    Signal {
+        cond: usize,
+        all: bool,
+    },
+    /// The last arrival's futex wake entry is done: release the barrier.
+    ReleaseBarrier(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -104,7 +133,7 @@ pub(crate) struct Task {
     /// Work (scaled) left of a preempted compute or refill.
     pub compute_left: u64,
     /// Blocked inside a read or write: the retry pays no syscall entry.
-    in_syscall: bool,
+    pub(crate) in_syscall: bool,
     timer_gen: u64,
     rng: Pcg32,
     last_marks: Vec<u64>,
@@ -131,6 +160,12 @@ pub(crate) struct Task {
     pub sched: TaskSched,
     /// TCP channels it read from and has not acknowledged yet.
     acks_owed: Vec<usize>,
+    /// When the current `runtime` instruction ends (wall time).
+    pub(crate) runtime_until: Option<u64>,
+    /// The copying part (1/1024) of the current `mem` instruction.
+    pub(crate) mem_share: Option<u64>,
+    /// Signalled or released while still entering a cond or barrier wait.
+    pub(crate) released: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -280,6 +315,9 @@ impl Sim {
                 ..TaskSched::default()
             },
             acks_owed: Vec::new(),
+            runtime_until: None,
+            mem_share: None,
+            released: false,
         });
         self.ents.push(Entity::new(weight, self.now));
         let placed = match self.workload.templates[tpl].start_cpu {
@@ -315,7 +353,7 @@ impl Sim {
         Ok(id)
     }
 
-    fn sample(&mut self, task: usize, t: Time) -> u64 {
+    pub(super) fn sample(&mut self, task: usize, t: Time) -> u64 {
         if t.jitter_pct == 0 {
             return t.ns;
         }
@@ -328,8 +366,19 @@ impl Sim {
     pub(crate) fn resume(&mut self, cpu: usize) {
         let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
         let left = std::mem::take(&mut self.tasks[task].compute_left);
-        if left > 0 {
-            self.start_work(cpu, SegKind::User, left, 0, Pending::None);
+        if let Some(until) = self.tasks[task].runtime_until {
+            // `runtime` ends at a wall time: time away from the CPU counted.
+            if until > self.now {
+                self.start_segment(cpu, SegKind::User, until - self.now, Pending::RuntimeDone);
+                return;
+            }
+            self.tasks[task].runtime_until = None;
+        } else if left > 0 {
+            let (share, pending) = match self.tasks[task].mem_share {
+                Some(share) => (share, Pending::MemDone),
+                None => (0, Pending::None),
+            };
+            self.start_work(cpu, SegKind::User, left, share, pending);
             return;
         }
         self.advance(cpu, task);
@@ -523,6 +572,10 @@ impl Sim {
                     if let Some(label) = slack {
                         if now >= self.measure_from_ns {
                             self.marks[label].record(now, task, Some(left));
+                            // rt-app logs an overrun as negative slack.
+                            if now > end {
+                                self.marks[label].record_overrun(now - end);
+                            }
                         }
                     }
                     if left > 0 {
@@ -548,12 +601,48 @@ impl Sim {
                     self.start_segment(cpu, SegKind::Kernel, cost, Pending::Fork(child));
                     return;
                 }
+                Insn::Runtime(t) => {
+                    self.tasks[task].pc += 1;
+                    let ns = self.sample(task, t);
+                    self.tasks[task].runtime_until = Some(self.now + ns);
+                    self.start_segment(cpu, SegKind::User, ns, Pending::RuntimeDone);
+                    return;
+                }
+                Insn::Mem { bytes, buffer } => {
+                    self.tasks[task].pc += 1;
+                    self.start_mem(cpu, task, bytes, buffer);
+                    return;
+                }
+                Insn::Lock(m) => {
+                    self.lock(cpu, task, m);
+                    return;
+                }
+                Insn::Unlock(m) => {
+                    self.tasks[task].pc += 1;
+                    self.unlock(cpu, m);
+                    return;
+                }
+                Insn::CondWait { cond, mutex } => {
+                    self.tasks[task].pc += 1;
+                    self.cond_wait(cpu, task, cond, mutex);
+                    return;
+                }
+                Insn::Signal { cond, all } => {
+                    self.tasks[task].pc += 1;
+                    self.signal(cpu, cond, all);
+                    return;
+                }
+                Insn::Barrier(b) => {
+                    self.tasks[task].pc += 1;
+                    self.barrier(cpu, task, b);
+                    return;
+                }
             }
         }
     }
 
     /// The syscall entry cost, unless the task is resuming a blocked call.
-    fn syscall_entry(&mut self, task: usize) -> u64 {
+    pub(super) fn syscall_entry(&mut self, task: usize) -> u64 {
         if std::mem::take(&mut self.tasks[task].in_syscall) {
             0
         } else {
@@ -563,7 +652,7 @@ impl Sim {
 
     /// A read or write that cannot proceed: enter the syscall (paying its
     /// entry), then sleep if it still cannot.
-    fn wait_or_enter(&mut self, cpu: usize, task: usize, wait: Wait) {
+    pub(super) fn wait_or_enter(&mut self, cpu: usize, task: usize, wait: Wait) {
         if self.tasks[task].in_syscall {
             self.block(cpu, task, wait);
         } else {
@@ -678,6 +767,66 @@ impl Sim {
                 let _ = self.start_task(child, Some(task));
                 self.continue_or_preempt(cpu);
             }
+            Pending::RuntimeDone => {
+                self.tasks[task].runtime_until = None;
+                self.continue_or_preempt(cpu);
+            }
+            Pending::MemDone => {
+                self.tasks[task].mem_share = None;
+                self.continue_or_preempt(cpu);
+            }
+            Pending::WakeMutex(m) => {
+                let w = self.pop_mutex_waiter(m);
+                self.wake_then(cpu, task, w.into_iter().collect(), Pending::None);
+            }
+            Pending::WakeMutexThenPark { mutex, wait } => {
+                let w = self.pop_mutex_waiter(mutex);
+                self.wake_then(cpu, task, w.into_iter().collect(), Pending::Park(wait));
+            }
+            Pending::Park(wait) => {
+                if std::mem::take(&mut self.tasks[task].released) {
+                    self.continue_or_preempt(cpu);
+                } else {
+                    self.block(cpu, task, wait);
+                }
+            }
+            Pending::Signal { cond, all } => {
+                let woken = self.take_cond_waiters(cond, all);
+                self.wake_then(cpu, task, woken, Pending::None);
+            }
+            Pending::ReleaseBarrier(b) => {
+                let woken = self.take_barrier_waiters(b);
+                self.wake_then(cpu, task, woken, Pending::None);
+            }
+        }
+    }
+
+    /// Wakes `waiters` (each a futex wake: the waker pays for each wakeup
+    /// and its placement's scan), then goes on with `then`.
+    pub(super) fn wake_then(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        waiters: Vec<usize>,
+        then: Pending,
+    ) {
+        let mut woken = 0;
+        self.wakeup_scan_ns = 0;
+        for w in waiters {
+            if self.try_to_wake_up(w, Some(cpu), false) {
+                woken += 1;
+            }
+        }
+        if woken > 1 {
+            self.counters.count(Counter::WakeupOneToMany);
+        }
+        if woken > 0 {
+            let id = self.counters.id("futex.woken");
+            self.counters.add(id, woken);
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
+            self.start_segment(cpu, SegKind::Kernel, cost, then);
+        } else {
+            self.apply_pending(cpu, task, then);
         }
     }
 
@@ -737,7 +886,7 @@ impl Sim {
         }
     }
 
-    fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
+    pub(super) fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
         self.touch_rq(cpu);
         self.touch_task(task);
         // avg_overlap: how long the task ran on after it last woke another.
@@ -765,6 +914,14 @@ impl Sim {
                 self.chans[c].writers.push(task)
             }
             Wait::Timer => self.tasks[task].timer_gen += 1,
+            Wait::Lock(m) => {
+                self.note_futex_wait();
+                self.mutexes[m].waiters.push_back(task);
+                // Woken, it retries the atomic in user space first.
+                self.tasks[task].in_syscall = false;
+            }
+            // Already on the wait list since they arrived.
+            Wait::Cond(_) | Wait::Barrier(_) => self.note_futex_wait(),
         }
         self.schedule(cpu);
     }

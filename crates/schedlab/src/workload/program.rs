@@ -1,5 +1,6 @@
 //! A small task-behaviour language: compute, write to and read from
-//! channels, sleep, loop, mark timing points, fork. A [`WorkloadSpec`] is what
+//! channels, sleep, loop, mark timing points, fork, and the pthread
+//! synchronisation rt-app uses (mutexes, condition variables, barriers). A [`WorkloadSpec`] is what
 //! generators and users write (serde); [`Workload`] is its checked, compiled
 //! form with flat instruction arrays.
 
@@ -118,6 +119,39 @@ pub enum Op {
     Fork(Box<TaskSpec>),
     /// Sleep until the task's next period (rt-app's timer).
     Timer(TimerSpec),
+    /// Run in user space until this much wall time has passed since the
+    /// instruction began (rt-app's `runtime`): time spent preempted counts,
+    /// unlike `compute`, whose work is done however long it takes.
+    Runtime(Time),
+    /// Write `bytes` of a `buffer`-byte buffer (rt-app's `mem`, a memset):
+    /// CPU work at the core's copying speed; the part of the buffer that
+    /// does not fit in the last-level cache is memory traffic and shares
+    /// the node's bandwidth like a copy.
+    Mem {
+        bytes: u64,
+        #[serde(default = "default_mem_buffer")]
+        buffer: u64,
+    },
+    /// Take the named mutex (pthread_mutex_lock): an atomic on its cache
+    /// line when free, else a futex wait until an unlock wakes the task.
+    Lock(String),
+    /// Release the named mutex; wakes one waiter (futex wake) if any.
+    Unlock(String),
+    /// pthread_cond_wait: holding `mutex`, release it and sleep until a
+    /// signal or broadcast on `cond`, then take the mutex again.
+    CondWait { cond: String, mutex: String },
+    /// pthread_cond_signal: wake the longest waiter on a condition
+    /// variable; lost when no task waits.
+    Signal(String),
+    /// pthread_cond_broadcast: wake every waiter on a condition variable.
+    Broadcast(String),
+    /// Wait until every task that uses the named barrier has arrived.
+    Barrier(String),
+}
+
+/// rt-app's default `mem_buffer_size`: 4 MiB per thread.
+pub fn default_mem_buffer() -> u64 {
+    4 << 20
 }
 
 /// A periodic timer: the first period starts when the task starts; each
@@ -134,7 +168,8 @@ pub struct TimerSpec {
     #[serde(default, skip_serializing_if = "is_false")]
     pub relative: bool,
     /// Record each use's slack (time left in the period, 0 when late)
-    /// under this label, like a mark's intervals.
+    /// under this label, like a mark's intervals; a late use also records
+    /// how late (rt-app's negative slack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slack: Option<String>,
 }
@@ -210,6 +245,25 @@ pub enum Insn {
         relative: bool,
         slack: Option<usize>,
     },
+    /// Compute until the time wall-clock ns after the start.
+    Runtime(Time),
+    Mem {
+        bytes: u64,
+        buffer: u64,
+    },
+    Lock(usize),
+    Unlock(usize),
+    /// Release `mutex` and sleep on `cond`; a `Lock(mutex)` follows.
+    CondWait {
+        cond: usize,
+        mutex: usize,
+    },
+    /// Wake one waiter of `cond`, or all.
+    Signal {
+        cond: usize,
+        all: bool,
+    },
+    Barrier(usize),
 }
 
 /// A checked task, ready to start.
@@ -234,8 +288,19 @@ pub struct Workload {
     pub templates: Vec<TaskTemplate>,
     pub initial: usize,
     pub labels: Vec<String>,
+    /// Mutex, condition variable and barrier names, by slot.
+    pub mutexes: Vec<String>,
+    pub conds: Vec<String>,
+    pub barriers: Vec<String>,
+    /// How many initial tasks use each barrier: it opens when they all
+    /// have arrived.
+    pub barrier_users: Vec<usize>,
     /// The timer names of the task being compiled.
     timer_names: Vec<String>,
+    /// The mutexes the task being compiled holds at this point of its code.
+    held: Vec<usize>,
+    /// Compiling a fork child (barriers need their users known up front).
+    fork_depth: usize,
 }
 
 fn takes_time(op: &Op) -> bool {
@@ -245,7 +310,15 @@ fn takes_time(op: &Op) -> bool {
         | Op::Read { .. }
         | Op::Sleep(_)
         | Op::Fork(_)
-        | Op::Timer(_) => true,
+        | Op::Timer(_)
+        | Op::Runtime(_)
+        | Op::Mem { .. }
+        | Op::Lock(_)
+        | Op::Unlock(_)
+        | Op::CondWait { .. }
+        | Op::Signal(_)
+        | Op::Broadcast(_)
+        | Op::Barrier(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
         Op::Mark(_) | Op::Lap(_) => false,
     }
@@ -298,7 +371,13 @@ impl Workload {
             templates: Vec::new(),
             initial: spec.tasks.len(),
             labels: Vec::new(),
+            mutexes: Vec::new(),
+            conds: Vec::new(),
+            barriers: Vec::new(),
+            barrier_users: Vec::new(),
             timer_names: Vec::new(),
+            held: Vec::new(),
+            fork_depth: 0,
         };
         // Initial tasks take the first template slots; forks append after.
         w.templates.resize(
@@ -321,6 +400,23 @@ impl Workload {
             "workload tasks (initial and fork templates)",
             w.templates.len() as u64,
         )?;
+        // A barrier opens when every initial task that uses it has arrived.
+        w.barrier_users = vec![0; w.barriers.len()];
+        for t in &w.templates[..w.initial] {
+            let mut used: Vec<usize> = t
+                .code
+                .iter()
+                .filter_map(|i| match i {
+                    Insn::Barrier(b) => Some(*b),
+                    _ => None,
+                })
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            for b in used {
+                w.barrier_users[b] += 1;
+            }
+        }
         Ok(w)
     }
 
@@ -348,8 +444,16 @@ impl Workload {
         }
         let mut code = Vec::new();
         let outer = std::mem::take(&mut self.timer_names);
+        let outer_held = std::mem::take(&mut self.held);
         self.compile_ops(&t.program, &mut code, &format!("{at}.program"), &who, ncpus)?;
         let timer_slots = std::mem::replace(&mut self.timer_names, outer).len();
+        let held = std::mem::replace(&mut self.held, outer_held);
+        if let Some(&m) = held.first() {
+            return Err(Error::invalid(format!(
+                "{at}.program ({who}): the task ends holding mutex {:?} (unlock it first)",
+                self.mutexes[m]
+            )));
+        }
         Ok(TaskTemplate {
             name: t.name.clone(),
             nice: t.nice,
@@ -370,16 +474,25 @@ impl Workload {
         (here, body_at, who): (&str, &str, &str),
         ncpus: usize,
     ) -> Result<()> {
+        let what = if count == u64::MAX { "forever" } else { "loop" };
         // A body that takes no time would spin forever at one instant.
         if !body.iter().any(takes_time) {
-            let what = if count == u64::MAX { "forever" } else { "loop" };
             return Err(Error::invalid(format!(
                 "{here} ({who}, {what}): a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
             )));
         }
         code.push(Insn::LoopStart { count });
         let start = code.len();
+        let before = self.held.clone();
         self.compile_ops(body, code, body_at, who, ncpus)?;
+        if self.held != before {
+            let name = |m: &usize| self.mutexes[*m].clone();
+            let at_end: Vec<String> = self.held.iter().map(name).collect();
+            let at_start: Vec<String> = before.iter().map(name).collect();
+            return Err(Error::invalid(format!(
+                "{here} ({who}, {what}): a loop body must hold the same mutexes at its end as at its start (holds {at_start:?} before an iteration, {at_end:?} after)"
+            )));
+        }
         code.push(Insn::LoopEnd { body: start });
         Ok(())
     }
@@ -486,8 +599,82 @@ impl Workload {
                         Insn::Lap(id)
                     });
                 }
+                Op::Runtime(t) => {
+                    if t.jitter_pct > 100 {
+                        return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
+                    }
+                    limits::SIM_TIME_NS
+                        .check("ns", t.ns)
+                        .map_err(|e| fail(e.to_string()))?;
+                    code.push(Insn::Runtime(*t));
+                }
+                Op::Mem { bytes, buffer } => {
+                    if *bytes == 0 {
+                        return Err(fail("bytes must be at least 1".into()));
+                    }
+                    if *buffer == 0 {
+                        return Err(fail("buffer must be at least 1 byte".into()));
+                    }
+                    limits::SIM_TIME_NS
+                        .check("bytes", *bytes)
+                        .map_err(|e| fail(e.to_string()))?;
+                    code.push(Insn::Mem {
+                        bytes: *bytes,
+                        buffer: *buffer,
+                    });
+                }
+                Op::Lock(name) => {
+                    let m = slot(&mut self.mutexes, name, &fail)?;
+                    if self.held.contains(&m) {
+                        return Err(fail(format!(
+                            "the task already holds mutex {name:?} here (locking it again would deadlock)"
+                        )));
+                    }
+                    self.held.push(m);
+                    code.push(Insn::Lock(m));
+                }
+                Op::Unlock(name) => {
+                    let m = slot(&mut self.mutexes, name, &fail)?;
+                    let Some(i) = self.held.iter().position(|&h| h == m) else {
+                        return Err(fail(format!(
+                            "the task does not hold mutex {name:?} here (lock it first)"
+                        )));
+                    };
+                    self.held.remove(i);
+                    code.push(Insn::Unlock(m));
+                }
+                Op::CondWait { cond, mutex } => {
+                    let m = slot(&mut self.mutexes, mutex, &fail)?;
+                    if !self.held.contains(&m) {
+                        return Err(fail(format!(
+                            "waiting on {cond:?} needs its mutex {mutex:?} held (lock it first)"
+                        )));
+                    }
+                    let c = slot(&mut self.conds, cond, &fail)?;
+                    code.push(Insn::CondWait { cond: c, mutex: m });
+                    code.push(Insn::Lock(m));
+                }
+                Op::Signal(name) | Op::Broadcast(name) => {
+                    let c = slot(&mut self.conds, name, &fail)?;
+                    code.push(Insn::Signal {
+                        cond: c,
+                        all: matches!(op, Op::Broadcast(_)),
+                    });
+                }
+                Op::Barrier(name) => {
+                    if self.fork_depth > 0 {
+                        return Err(fail(
+                            "a forked task cannot use a barrier (its users must be known when the run starts)".into(),
+                        ));
+                    }
+                    let b = slot(&mut self.barriers, name, &fail)?;
+                    code.push(Insn::Barrier(b));
+                }
                 Op::Fork(child) => {
-                    let template = self.compile_task(child, &format!("{here}.fork"), ncpus)?;
+                    self.fork_depth += 1;
+                    let template = self.compile_task(child, &format!("{here}.fork"), ncpus);
+                    self.fork_depth -= 1;
+                    let template = template?;
                     self.templates.push(template);
                     code.push(Insn::Fork(self.templates.len() - 1));
                 }
@@ -495,6 +682,20 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// The slot of a named mutex, condition variable or barrier, made on first use.
+fn slot(names: &mut Vec<String>, name: &str, fail: &dyn Fn(String) -> Error) -> Result<usize> {
+    if name.is_empty() {
+        return Err(fail("needs a name".into()));
+    }
+    Ok(match names.iter().position(|n| n == name) {
+        Some(i) => i,
+        None => {
+            names.push(name.to_string());
+            names.len() - 1
+        }
+    })
 }
 
 impl Workload {
@@ -523,6 +724,14 @@ impl Op {
             Op::Lap(_) => "lap",
             Op::Fork(_) => "fork",
             Op::Timer(_) => "timer",
+            Op::Runtime(_) => "runtime",
+            Op::Mem { .. } => "mem",
+            Op::Lock(_) => "lock",
+            Op::Unlock(_) => "unlock",
+            Op::CondWait { .. } => "cond_wait",
+            Op::Signal(_) => "signal",
+            Op::Broadcast(_) => "broadcast",
+            Op::Barrier(_) => "barrier",
         }
     }
 }

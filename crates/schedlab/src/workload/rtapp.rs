@@ -5,19 +5,26 @@
 //! Modelled: `tasks.NAME` with `instance`, `loop` (-1: until the run
 //! ends), `phases` (each with `loop`), `cpus`, `priority` / `nice` (the
 //! nice value of SCHED_OTHER), `policy` SCHED_OTHER, `delay`; events `run`
-//! and `runtime` (CPU work, us; `runtime` is wall time in rt-app, the same
-//! while the task runs alone), `sleep` (us), `timer` (`period` in us,
-//! `mode` absolute or relative, per-task reference); `resources` of type
-//! timer; `global.duration` (s, -1: until every task ends),
-//! `default_policy` SCHED_OTHER, and `calibration` and the logging keys,
-//! accepted and ignored (a simulation needs no calibration and logs
-//! nothing). Each timer records the task's period ("NAME.period", between
-//! releases) and slack ("NAME.slack"); the run reports each task's CPU
-//! time and wakeup latency.
+//! (an amount of CPU work, us: longer when preempted), `runtime` (runs
+//! until that much wall time has passed since the event began: preemption
+//! eats into it), `sleep` (us), `timer` (`period` in us, `mode` absolute
+//! or relative, per-task reference), `lock` / `unlock` (a pthread mutex),
+//! `wait` (`ref` a condition variable, `mutex` held), `signal`, `broad`,
+//! `sync` (signal then wait, the mutex held), `barrier` (its users are the
+//! threads whose events name it), `mem` (bytes written into the thread's
+//! `global.mem_buffer_size` buffer); `resources` of type mutex, wait,
+//! barrier, timer and membuf (optional: rt-app creates what the events
+//! name; a declared type must match its use); `global.duration` (s, -1:
+//! until every task ends), `default_policy` SCHED_OTHER, and `calibration`
+//! and the logging keys, accepted and ignored (a simulation needs no
+//! calibration and logs nothing). Each timer records the task's period
+//! ("NAME.period", between releases) and slack ("NAME.slack", with the
+//! overruns rt-app logs as negative slack); the run reports each task's
+//! CPU time and wakeup latency.
 //!
-//! Not modelled, an error naming the key and its path: locks, condition
-//! variables, barriers, memory and I/O events, other scheduling classes,
-//! per-phase CPU sets, timers shared between tasks.
+//! Not modelled, an error naming the key and its path: I/O, suspend and
+//! resume, yield, fork events, other scheduling classes, per-phase CPU
+//! sets, timers shared between tasks.
 
 use crate::error::{Error, Result};
 use crate::workload::bench::{Custom, CustomMetric};
@@ -115,7 +122,7 @@ pub struct Import {
     pub ignored: Vec<String>,
 }
 
-const IGNORED_GLOBAL: [&str; 12] = [
+const IGNORED_GLOBAL: [&str; 11] = [
     "calibration",
     "logdir",
     "log_basename",
@@ -125,15 +132,43 @@ const IGNORED_GLOBAL: [&str; 12] = [
     "lock_pages",
     "pi_enabled",
     "io_device",
-    "mem_buffer_size",
     "cumulative_slack",
     "default_policy",
 ];
 
-const UNMODELLED_EVENTS: [&str; 14] = [
-    "lock", "unlock", "wait", "signal", "broad", "sync", "barrier", "mem", "iorun", "yield",
-    "suspend", "resume", "fork", "iorun",
-];
+const UNMODELLED_EVENTS: [&str; 5] = ["iorun", "yield", "suspend", "resume", "fork"];
+
+/// The resource types rt-app defines that this import models.
+const RESOURCE_TYPES: [&str; 5] = ["mutex", "wait", "barrier", "timer", "membuf"];
+
+/// What the events see of the file: its declared resources (name, type)
+/// and the threads' memory buffer size.
+struct Ctx {
+    declared: Vec<(String, String)>,
+    mem_buffer: u64,
+}
+
+impl Ctx {
+    /// A resource an event names: rt-app creates it if undeclared; a
+    /// declared one must be of the type the event uses.
+    fn resource(&self, j: &J, path: &str, ty: &str) -> Result<String> {
+        let J::Str(name) = j else {
+            return Err(err(path, format!("expected the name of a {ty} resource")));
+        };
+        if name.is_empty() {
+            return Err(err(path, format!("expected the name of a {ty} resource")));
+        }
+        if let Some((_, t)) = self.declared.iter().find(|(n, _)| n == name) {
+            if t != ty {
+                return Err(err(
+                    path,
+                    format!("resource {name:?} is declared as a {t}, used here as a {ty}"),
+                ));
+            }
+        }
+        Ok(name.clone())
+    }
+}
 
 /// Reads an rt-app JSON file.
 pub fn import(text: &str) -> Result<Import> {
@@ -141,7 +176,10 @@ pub fn import(text: &str) -> Result<Import> {
         .map_err(|e| Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column())))?;
     let mut ignored = Vec::new();
     let mut duration_s: i64 = -1;
-    let mut timers_declared = Vec::new();
+    let mut ctx = Ctx {
+        declared: Vec::new(),
+        mem_buffer: crate::workload::program::default_mem_buffer(),
+    };
     let mut tasks_j = None;
     for (k, v) in obj(&root, "the file")? {
         match k.as_str() {
@@ -160,9 +198,17 @@ pub fn import(text: &str) -> Result<Import> {
                                 ))
                             }
                         },
-                        "pi_enabled" if *gv == J::Bool(true) => {
-                            ignored.push(path) // no locks, so no priority inheritance to do
+                        "mem_buffer_size" => {
+                            let n = int(gv, &path)?;
+                            if n < 1 {
+                                return Err(err(&path, format!("{n} is not a size in bytes")));
+                            }
+                            ctx.mem_buffer = n as u64;
                         }
+                        // Priority inheritance raises a lock owner's
+                        // priority, not its CFS weight (set from its nice):
+                        // no effect among SCHED_OTHER threads.
+                        "pi_enabled" if *gv == J::Bool(true) => ignored.push(path),
                         g if IGNORED_GLOBAL.contains(&g) => ignored.push(path),
                         _ => return Err(err(&path, "not a global key this import knows")),
                     }
@@ -173,11 +219,15 @@ pub fn import(text: &str) -> Result<Import> {
                     let path = format!("resources.{r}");
                     let ty = obj(rv, &path)?.iter().find(|(k, _)| k == "type");
                     match ty {
-                        Some((_, J::Str(t))) if t == "timer" => timers_declared.push(r.clone()),
+                        Some((_, J::Str(t))) if RESOURCE_TYPES.contains(&t.as_str()) => {
+                            ctx.declared.push((r.clone(), t.clone()))
+                        }
                         Some((_, J::Str(t))) => {
                             return Err(err(
                                 &format!("{path}.type"),
-                                format!("{t} resources are not modelled (only timers)"),
+                                format!(
+                                    "{t} resources are not modelled (modelled: mutex, wait, barrier, timer, membuf)"
+                                ),
                             ))
                         }
                         _ => return Err(err(&path, "a resource needs a \"type\"")),
@@ -200,7 +250,7 @@ pub fn import(text: &str) -> Result<Import> {
     let mut forever = false;
     for (name, tj) in obj(tasks_j, "tasks")? {
         let at = format!("tasks.{name}");
-        let t = read_task(name, tj, &at, &mut timer_users)?;
+        let t = read_task(name, tj, &at, &mut timer_users, &ctx)?;
         forever |= t.forever;
         let key: &str = name;
         for i in 0..t.instances {
@@ -256,7 +306,6 @@ pub fn import(text: &str) -> Result<Import> {
             ))
         }
     };
-    let _ = timers_declared;
     Ok(Import {
         workload: Custom {
             duration_ms,
@@ -309,6 +358,7 @@ fn read_task(
     tj: &J,
     at: &str,
     timer_users: &mut Vec<(String, String)>,
+    ctx: &Ctx,
 ) -> Result<TaskOut> {
     let mut out = TaskOut {
         instances: 1,
@@ -371,7 +421,9 @@ fn read_task(
                                     ));
                                 }
                             }
-                            _ => pev.extend(event(name, pk, pv, &epath, timer_users, &mut out)?),
+                            _ => {
+                                pev.extend(event(name, pk, pv, &epath, timer_users, &mut out, ctx)?)
+                            }
                         }
                     }
                     if ploop < 1 && ploop != -1 {
@@ -383,7 +435,7 @@ fn read_task(
                     phases.push((p.clone(), ploop, pev));
                 }
             }
-            _ => events.extend(event(name, k, v, &path, timer_users, &mut out)?),
+            _ => events.extend(event(name, k, v, &path, timer_users, &mut out, ctx)?),
         }
     }
     if !events.is_empty() && !phases.is_empty() {
@@ -465,9 +517,72 @@ fn event(
     path: &str,
     timer_users: &mut Vec<(String, String)>,
     out: &mut TaskOut,
+    ctx: &Ctx,
 ) -> Result<Vec<Op>> {
-    if key.starts_with("runtime") || key.starts_with("run") {
+    if key.starts_with("runtime") {
+        return Ok(vec![Op::Runtime(Time::fixed(us(v, path)?))]);
+    }
+    if key.starts_with("run") {
         return Ok(vec![Op::Compute(Time::fixed(us(v, path)?))]);
+    }
+    if key.starts_with("lock") {
+        return Ok(vec![Op::Lock(ctx.resource(v, path, "mutex")?)]);
+    }
+    if key.starts_with("unlock") {
+        return Ok(vec![Op::Unlock(ctx.resource(v, path, "mutex")?)]);
+    }
+    if key.starts_with("signal") {
+        return Ok(vec![Op::Signal(ctx.resource(v, path, "wait")?)]);
+    }
+    if key.starts_with("broad") {
+        return Ok(vec![Op::Broadcast(ctx.resource(v, path, "wait")?)]);
+    }
+    if key.starts_with("barrier") {
+        return Ok(vec![Op::Barrier(ctx.resource(v, path, "barrier")?)]);
+    }
+    if key.starts_with("wait") || key.starts_with("sync") {
+        let mut cond = None;
+        let mut mutex = None;
+        for (k, wv) in obj(v, path)? {
+            let p = format!("{path}.{k}");
+            match k.as_str() {
+                "ref" => cond = Some(ctx.resource(wv, &p, "wait")?),
+                "mutex" => mutex = Some(ctx.resource(wv, &p, "mutex")?),
+                _ => return Err(err(&p, "not a key of this event (ref, mutex)")),
+            }
+        }
+        let Some(cond) = cond else {
+            return Err(err(
+                &format!("{path}.ref"),
+                "names the condition variable (\"ref\")",
+            ));
+        };
+        let Some(mutex) = mutex else {
+            return Err(err(
+                &format!("{path}.mutex"),
+                "names the mutex (\"mutex\") held while waiting",
+            ));
+        };
+        let wait = Op::CondWait {
+            cond: cond.clone(),
+            mutex: mutex.clone(),
+        };
+        if key.starts_with("wait") {
+            return Ok(vec![wait]);
+        }
+        // sync: signal, then wait, the mutex held throughout (rt-app's
+        // tutorial writes it between a lock and an unlock).
+        return Ok(vec![Op::Signal(cond), wait]);
+    }
+    if key.starts_with("mem") {
+        let bytes = int(v, path)?;
+        if bytes < 1 {
+            return Err(err(path, format!("{bytes} is not a size in bytes")));
+        }
+        return Ok(vec![Op::Mem {
+            bytes: bytes as u64,
+            buffer: ctx.mem_buffer,
+        }]);
     }
     if key.starts_with("sleep") {
         return Ok(vec![Op::Sleep(Time::fixed(us(v, path)?))]);
@@ -516,13 +631,13 @@ fn event(
         return Err(err(
             path,
             format!(
-                "the rt-app event {e:?} is not modelled (modelled: run, runtime, sleep, timer)"
+                "the rt-app event {e:?} is not modelled (modelled: run, runtime, sleep, timer, lock, unlock, wait, signal, broad, sync, barrier, mem)"
             ),
         ));
     }
     Err(err(
         path,
-        "not a task key or event this import knows (instance, loop, priority, cpus, phases, delay; run, runtime, sleep, timer)",
+        "not a task key or event this import knows (instance, loop, priority, cpus, phases, delay; run, runtime, sleep, timer, lock, unlock, wait, signal, broad, sync, barrier, mem)",
     ))
 }
 

@@ -312,6 +312,16 @@ impl Custom {
                 },
                 us(mean)
             ));
+            if m.overruns > 0 {
+                // A timer's slack: rt-app's signed figure, overruns negative.
+                text.push_str(&format!(
+                    "mark {:?}: signed mean {:.3} us, {} overruns, worst {:.3} us\n",
+                    m.label,
+                    m.signed_mean_ns() / 1000.0,
+                    m.overruns,
+                    -(m.overrun_max_ns as f64) / 1000.0
+                ));
+            }
         }
         let mark = self
             .mark

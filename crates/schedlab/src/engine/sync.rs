@@ -1,0 +1,228 @@
+//! The pthread objects rt-app uses, as glibc builds them on futexes, and
+//! memory writes.
+//!
+//! - A mutex is a word in user memory. Taking a free one, or releasing one
+//!   nobody waits for, is one atomic on its cache line: no system call, no
+//!   wakeup ([`crate::cost::CostModel::atomic`]). A task that finds it taken
+//!   enters futex wait (a system call) and sleeps; an unlock that finds
+//!   waiters calls futex wake, which wakes one through the scheduler's
+//!   wakeup path (try_to_wake_up: select_task_rq, enqueue, preemption
+//!   check). The woken task retries the atomic in user space and may find
+//!   the mutex taken again (glibc's mutexes are not handed over).
+//! - A condition variable's wait registers the task, releases the mutex
+//!   (waking one of its waiters, if any), and sleeps in futex wait; a
+//!   signal or broadcast that finds no waiter is an atomic only, and is
+//!   lost. A waiter signalled while still entering its futex wait does not
+//!   sleep. Woken, it takes the mutex again (a `lock` follows).
+//! - A barrier: the arrivals before the last enter futex wait; the last
+//!   calls futex wake for all of them and goes on.
+
+use super::cpu::SegKind;
+use super::task::{Pending, TaskState, Wait};
+use super::Sim;
+use crate::cost::WORK_SCALE;
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mutex {
+    pub owner: Option<usize>,
+    /// Tasks asleep in futex wait, oldest first.
+    pub waiters: VecDeque<usize>,
+    /// The CPU that last wrote the mutex's line.
+    pub last_cpu: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Cond {
+    /// Tasks waiting (asleep, or still entering their wait), oldest first.
+    pub waiters: VecDeque<usize>,
+    pub last_cpu: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Barrier {
+    /// The tasks that use it.
+    pub users: usize,
+    /// Arrived and waiting (asleep, or still entering their wait).
+    pub waiting: Vec<usize>,
+    /// Taken by the last arrival, woken when its futex wake is entered.
+    pub releasing: Vec<usize>,
+    pub last_cpu: Option<usize>,
+}
+
+impl Barrier {
+    pub fn new(users: usize) -> Self {
+        Barrier {
+            users,
+            waiting: Vec::new(),
+            releasing: Vec::new(),
+            last_cpu: None,
+        }
+    }
+}
+
+impl Sim {
+    pub(super) fn note_futex_wait(&mut self) {
+        let id = self.counters.id("futex.wait");
+        self.counters.bump(id);
+    }
+
+    fn note_futex_wake(&mut self) {
+        let id = self.counters.id("futex.wake");
+        self.counters.bump(id);
+    }
+
+    /// An atomic on a line last written by `last` (which becomes `cpu`).
+    fn atomic_on(&mut self, last: &mut Option<usize>, cpu: usize) -> u64 {
+        let from = last.replace(cpu);
+        self.cost.atomic(&self.topo, from, cpu)
+    }
+
+    /// `lock`: takes the mutex if free, else futex-waits for it.
+    pub(super) fn lock(&mut self, cpu: usize, task: usize, m: usize) {
+        if self.mutexes[m].owner.is_none() {
+            self.mutexes[m].owner = Some(task);
+            let mut last = self.mutexes[m].last_cpu;
+            let cost = self.atomic_on(&mut last, cpu);
+            self.mutexes[m].last_cpu = last;
+            // Back from a futex wait that found the value changed, or in
+            // user space all along.
+            let kind = if std::mem::take(&mut self.tasks[task].in_syscall) {
+                SegKind::Kernel
+            } else {
+                SegKind::User
+            };
+            self.tasks[task].pc += 1;
+            self.start_segment(cpu, kind, cost, Pending::None);
+        } else {
+            self.wait_or_enter(cpu, task, Wait::Lock(m));
+        }
+    }
+
+    /// `unlock`: releases the mutex; a futex wake if anyone waits.
+    pub(super) fn unlock(&mut self, cpu: usize, m: usize) {
+        self.mutexes[m].owner = None;
+        let mut last = self.mutexes[m].last_cpu;
+        let cost = self.atomic_on(&mut last, cpu);
+        self.mutexes[m].last_cpu = last;
+        if self.mutexes[m].waiters.is_empty() {
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            self.note_futex_wake();
+            let cost = cost + self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::WakeMutex(m));
+        }
+    }
+
+    pub(super) fn pop_mutex_waiter(&mut self, m: usize) -> Option<usize> {
+        self.mutexes[m].waiters.pop_front()
+    }
+
+    /// `cond_wait`: registers on the condition variable, releases the
+    /// mutex (waking one of its waiters), and futex-waits.
+    pub(super) fn cond_wait(&mut self, cpu: usize, task: usize, cond: usize, mutex: usize) {
+        debug_assert_eq!(self.mutexes[mutex].owner, Some(task));
+        self.conds[cond].waiters.push_back(task);
+        self.tasks[task].released = false;
+        let mut last = self.conds[cond].last_cpu;
+        let mut cost = self.atomic_on(&mut last, cpu);
+        self.conds[cond].last_cpu = last;
+        self.mutexes[mutex].owner = None;
+        let mut last = self.mutexes[mutex].last_cpu;
+        cost += self.atomic_on(&mut last, cpu);
+        self.mutexes[mutex].last_cpu = last;
+        let wait = Wait::Cond(cond);
+        let pending = if self.mutexes[mutex].waiters.is_empty() {
+            Pending::Park(wait)
+        } else {
+            self.note_futex_wake();
+            cost += self.cost.syscall();
+            Pending::WakeMutexThenPark { mutex, wait }
+        };
+        // The futex wait's entry.
+        cost += self.cost.syscall();
+        self.start_segment(cpu, SegKind::Kernel, cost, pending);
+    }
+
+    /// `signal` / `broadcast`: an atomic if nobody waits (the signal is
+    /// lost), else a futex wake.
+    pub(super) fn signal(&mut self, cpu: usize, cond: usize, all: bool) {
+        let mut last = self.conds[cond].last_cpu;
+        let cost = self.atomic_on(&mut last, cpu);
+        self.conds[cond].last_cpu = last;
+        if self.conds[cond].waiters.is_empty() {
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            self.note_futex_wake();
+            let cost = cost + self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Signal { cond, all });
+        }
+    }
+
+    /// The waiters a signal (one) or broadcast (all) takes: those asleep
+    /// are returned to be woken; those still entering are marked released.
+    pub(super) fn take_cond_waiters(&mut self, cond: usize, all: bool) -> Vec<usize> {
+        let n = if all {
+            self.conds[cond].waiters.len()
+        } else {
+            1.min(self.conds[cond].waiters.len())
+        };
+        let taken: Vec<usize> = self.conds[cond].waiters.drain(..n).collect();
+        self.asleep_or_released(taken, Wait::Cond(cond))
+    }
+
+    fn asleep_or_released(&mut self, tasks: Vec<usize>, wait: Wait) -> Vec<usize> {
+        let mut asleep = Vec::new();
+        for t in tasks {
+            if self.tasks[t].state == TaskState::Blocked(wait) {
+                asleep.push(t);
+            } else {
+                self.tasks[t].released = true;
+            }
+        }
+        asleep
+    }
+
+    /// `barrier`: the last of its users to arrive releases the others.
+    pub(super) fn barrier(&mut self, cpu: usize, task: usize, b: usize) {
+        let mut last = self.barriers[b].last_cpu;
+        let mut cost = self.atomic_on(&mut last, cpu);
+        self.barriers[b].last_cpu = last;
+        let br = &mut self.barriers[b];
+        if br.waiting.len() + 1 >= br.users {
+            let waiters = std::mem::take(&mut br.waiting);
+            if waiters.is_empty() {
+                self.start_segment(cpu, SegKind::User, cost, Pending::None);
+                return;
+            }
+            br.releasing.extend(waiters);
+            self.note_futex_wake();
+            cost += self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::ReleaseBarrier(b));
+        } else {
+            br.waiting.push(task);
+            self.tasks[task].released = false;
+            cost += self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Barrier(b)));
+        }
+    }
+
+    pub(super) fn take_barrier_waiters(&mut self, b: usize) -> Vec<usize> {
+        let taken = std::mem::take(&mut self.barriers[b].releasing);
+        self.asleep_or_released(taken, Wait::Barrier(b))
+    }
+
+    /// `mem`: writes `bytes` of a `buffer`-byte buffer at the core's
+    /// copying speed; the part of the buffer (with what the LLC already
+    /// holds) that overflows the LLC is memory traffic, sharing the node's
+    /// bandwidth like a copy.
+    pub(super) fn start_mem(&mut self, cpu: usize, task: usize, bytes: u64, buffer: u64) {
+        let ns = self.cost.copy(bytes).max(1);
+        let llc = self.topo.cpus[cpu].llc;
+        let held =
+            self.llc_ws_kib[llc] as u128 * 1024 + self.llc_buf_bytes[llc] as u128 + buffer as u128;
+        let share = self.cost.llc_overflow(held);
+        self.tasks[task].mem_share = Some(share);
+        self.start_work(cpu, SegKind::User, ns * WORK_SCALE, share, Pending::MemDone);
+    }
+}

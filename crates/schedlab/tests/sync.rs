@@ -1,0 +1,245 @@
+//! The task language's pthread objects and rt-app's timing events, each
+//! against the semantics rt-app gives them (doc/tutorial.txt): a mutex
+//! serialises, a condition variable's signal wakes one waiter and is lost
+//! without one, a broadcast wakes all, a barrier opens at the last arrival,
+//! `mem` costs its bytes at the machine's copying speed and bandwidth,
+//! `runtime` ends at a wall time where `run` ends after its work.
+
+mod common;
+
+use common::machine;
+use schedlab::engine::{RunOutput, Sim, SimConfig};
+use schedlab::policy::{Era, PolicySpec};
+use schedlab::topology::{HwCosts, Topology};
+use schedlab::workload::program::{Workload, WorkloadSpec};
+
+fn run(topo: &Topology, workload_json: &str, duration_ns: Option<u64>) -> RunOutput {
+    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
+    let cfg = SimConfig {
+        policy: PolicySpec::era(Era::V6_12).resolve(topo.ncpus()).unwrap(),
+        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
+        topology: topo.clone(),
+        seed: 1,
+        duration_ns,
+        trace: None,
+        measure_from_ns: 0,
+        check_invariants: true,
+    };
+    Sim::new(&cfg).unwrap().run().unwrap()
+}
+
+/// The times of a label's marks.
+fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
+    out.marks
+        .iter()
+        .find(|m| m.label == label)
+        .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
+}
+
+fn counter(out: &RunOutput, name: &str) -> u64 {
+    out.counters.get(name).copied().unwrap_or(0)
+}
+
+/// A holds the mutex for 100 us from time 0; B, on another CPU, asks for
+/// it at 10 us.
+fn two_lockers(lock: bool) -> String {
+    let (l, u) = if lock {
+        (r#"{"lock":"m"},"#, r#",{"unlock":"m"}"#)
+    } else {
+        ("", "")
+    };
+    format!(
+        r#"{{"tasks":[
+          {{"name":"A","affinity":"0","program":[{l}{{"mark":"a.in"}},{{"compute":{{"ns":100000}}}},{{"mark":"a.out"}}{u}]}},
+          {{"name":"B","affinity":"1","program":[{{"sleep":{{"ns":10000}}}},{l}{{"mark":"b.in"}},{{"compute":{{"ns":100000}}}}{u}]}}]}}"#
+    )
+}
+
+#[test]
+fn a_contended_mutex_serialises_the_critical_sections_with_a_futex_wakeup() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(&topo, &two_lockers(true), None);
+    let (a_out, b_in) = (marks(&out, "a.out")[0], marks(&out, "b.in")[0]);
+    // B's critical section starts when A unlocks: after the unlock's futex
+    // wake and B's wakeup (a remote wakeup to an idle CPU), well within 10 us.
+    assert!(
+        b_in > a_out && b_in - a_out < 10_000,
+        "a.out {a_out} b.in {b_in}"
+    );
+    assert_eq!(counter(&out, "futex.wait"), 1);
+    assert_eq!(counter(&out, "futex.wake"), 1);
+    assert_eq!(counter(&out, "futex.woken"), 1);
+    // Without the mutex B starts at 10 us, inside A's section.
+    let free = run(&topo, &two_lockers(false), None);
+    assert!(marks(&free, "b.in")[0] < marks(&free, "a.out")[0]);
+}
+
+#[test]
+fn an_uncontended_mutex_costs_an_atomic_and_no_system_call_or_wakeup() {
+    let topo = machine(1, 1, 1, 1, HwCosts::default());
+    let prog = |lock: bool| {
+        let body = if lock {
+            r#"{"lock":"m"},{"compute":{"ns":1000}},{"unlock":"m"}"#
+        } else {
+            r#"{"compute":{"ns":1000}}"#
+        };
+        format!(
+            r#"{{"tasks":[{{"name":"A","program":[{{"loop":{{"count":100,"body":[{body}]}}}}]}}]}}"#
+        )
+    };
+    let locked = run(&topo, &prog(true), None);
+    let plain = run(&topo, &prog(false), None);
+    assert!(
+        !locked
+            .counters
+            .keys()
+            .any(|k| k.starts_with("futex") || k.starts_with("ttwu")),
+        "{:?}",
+        locked.counters
+    );
+    // 200 atomics on the mutex's line: the first from beyond the LLC
+    // (miss_ns[2], 85 ns), the rest in this CPU's cache (miss_ns[0], 5 ns).
+    let c = HwCosts::default();
+    assert_eq!(
+        locked.end_ns - plain.end_ns,
+        c.miss_ns[2] + 199 * c.miss_ns[0]
+    );
+}
+
+/// Consumers wait on a condition variable under `m` after `consumer_delay_ns`;
+/// the producer takes `m` after `producer_delay_ns` and signals or broadcasts.
+fn cond(consumers: usize, wake: &str, consumer_delay_ns: u64, producer_delay_ns: u64) -> String {
+    let mut tasks: Vec<String> = (0..consumers)
+        .map(|i| {
+            format!(
+                r#"{{"name":"C{i}","program":[{{"sleep":{{"ns":{consumer_delay_ns}}}}},{{"lock":"m"}},{{"cond_wait":{{"cond":"c","mutex":"m"}}}},{{"mark":"woke"}},{{"unlock":"m"}}]}}"#
+            )
+        })
+        .collect();
+    tasks.push(format!(
+        r#"{{"name":"P","program":[{{"sleep":{{"ns":{producer_delay_ns}}}}},{{"lock":"m"}},{{"mark":"signal"}},{{"{wake}":"c"}},{{"unlock":"m"}}]}}"#
+    ));
+    format!(r#"{{"tasks":[{}]}}"#, tasks.join(","))
+}
+
+#[test]
+fn a_signal_wakes_the_waiting_consumer_after_the_producer_unlocks() {
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let out = run(&topo, &cond(1, "signal", 1, 100_000), Some(10_000_000));
+    let (signal, woke) = (marks(&out, "signal"), marks(&out, "woke"));
+    assert_eq!(woke.len(), 1);
+    assert!(woke[0] > signal[0] && woke[0] - signal[0] < 10_000);
+    // The signal's futex wake, then the producer's unlock wakes the
+    // consumer again (it found the mutex held when it woke).
+    assert!(counter(&out, "futex.wake") >= 1);
+    // Signalled before anyone waits (the producer goes first): lost, and
+    // the consumer sleeps on.
+    let lost = run(&topo, &cond(1, "signal", 100_000, 1), Some(10_000_000));
+    assert!(marks(&lost, "woke").is_empty());
+}
+
+#[test]
+fn broadcast_wakes_every_waiter_and_signal_only_one() {
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let out = run(&topo, &cond(3, "broadcast", 1, 100_000), Some(10_000_000));
+    assert_eq!(marks(&out, "woke").len(), 3);
+    assert!(counter(&out, "futex.woken") >= 3);
+    let one = run(&topo, &cond(3, "signal", 1, 100_000), Some(10_000_000));
+    assert_eq!(marks(&one, "woke").len(), 1);
+}
+
+#[test]
+fn a_barrier_of_three_releases_all_at_the_last_arrival() {
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let task = |i: usize, delay: u64| {
+        format!(
+            r#"{{"name":"T{i}","program":[{{"sleep":{{"ns":{delay}}}}},{{"mark":"arrive"}},{{"barrier":"b"}},{{"mark":"through"}}]}}"#
+        )
+    };
+    let json = format!(
+        r#"{{"tasks":[{},{},{}]}}"#,
+        task(0, 10_000),
+        task(1, 50_000),
+        task(2, 200_000)
+    );
+    let w = Workload::compile(&serde_json::from_str(&json).unwrap(), 4).unwrap();
+    assert_eq!(w.barrier_users, vec![3]);
+    let out = run(&topo, &json, None);
+    let last = *marks(&out, "arrive").iter().max().unwrap();
+    assert!(last >= 200_000);
+    let through = marks(&out, "through");
+    assert_eq!(through.len(), 3);
+    for t in through {
+        // The last arrival's futex wake, and the sleepers' CPUs leaving
+        // their idle states (C1E's 10 us exit after 150 us asleep).
+        assert!(
+            t > last && t - last < 50_000,
+            "through at {t}, last arrival {last}"
+        );
+    }
+}
+
+#[test]
+fn mem_costs_its_bytes_at_the_copying_speed_and_beyond_the_llc_at_the_bandwidth() {
+    let mem_time = |costs: HwCosts, bytes: u64, buffer: u64| {
+        let topo = machine(1, 1, 1, 1, costs);
+        let json = format!(
+            r#"{{"tasks":[{{"name":"M","program":[{{"mark":"t"}},{{"mem":{{"bytes":{bytes},"buffer":{buffer}}}}},{{"mark":"t"}}]}}]}}"#
+        );
+        let out = run(&topo, &json, None);
+        let m = out.marks.iter().find(|m| m.label == "t").unwrap();
+        m.interval_sum_ns
+    };
+    let c = HwCosts::default();
+    // In cache (a 64 KiB buffer): copy_ns_per_kib per KiB, twice the bytes twice the time.
+    let one = mem_time(c.clone(), 1 << 20, 64 << 10);
+    assert_eq!(one, 1024 * c.copy_ns_per_kib);
+    assert_eq!(mem_time(c.clone(), 2 << 20, 64 << 10), 2 * one);
+    // A 4 MiB buffer against a 1 MiB LLC on a 1 GB/s node: 3/4 of the
+    // writing is memory traffic (a line read for ownership and written
+    // back, 2 bytes per byte), capped by the bandwidth; halving the
+    // bandwidth roughly doubles the time.
+    let slow = HwCosts {
+        llc_kib: 1024,
+        mem_bw_mb_s: 1000,
+        ..c.clone()
+    };
+    let t1 = mem_time(slow.clone(), 1 << 20, 4 << 20);
+    let t2 = mem_time(
+        HwCosts {
+            mem_bw_mb_s: 500,
+            ..slow
+        },
+        1 << 20,
+        4 << 20,
+    );
+    // 3/4 of 1 MiB at 0.5 bytes/ns (1 GB/s, 2 bytes moved per byte) is 1.57 ms.
+    assert!((1_500_000..1_700_000).contains(&t1), "{t1}");
+    let r = t2 as f64 / t1 as f64;
+    assert!((1.9..2.1).contains(&r), "{t1} {t2}");
+}
+
+#[test]
+fn runtime_ends_at_its_wall_time_when_preempted_where_run_ends_later() {
+    // X runs 10 ms on CPU 0; Y wakes at 2 ms on the same CPU and computes
+    // 3 ms, sharing the CPU with X until it is done.
+    let topo = machine(1, 1, 1, 1, HwCosts::default());
+    let json = |op: &str| {
+        format!(
+            r#"{{"tasks":[
+              {{"name":"X","program":[{{"mark":"x"}},{{"{op}":{{"ns":10000000}}}},{{"mark":"x"}}]}},
+              {{"name":"Y","program":[{{"sleep":{{"ns":2000000}}}},{{"compute":{{"ns":3000000}}}}]}}]}}"#
+        )
+    };
+    let interval = |out: &RunOutput| {
+        let m = out.marks.iter().find(|m| m.label == "x").unwrap();
+        m.interval_sum_ns
+    };
+    let rt = run(&topo, &json("runtime"), None);
+    let x_exec = rt.tasks[0].sum_exec_ns;
+    assert_eq!(interval(&rt), 10_000_000);
+    // Preempted: X ran less than its 10 ms.
+    assert!(x_exec < 9_000_000, "{x_exec}");
+    let work = run(&topo, &json("compute"), None);
+    assert!(interval(&work) > 12_900_000, "{}", interval(&work));
+}
