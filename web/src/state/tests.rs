@@ -388,7 +388,7 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     assert!(err.starts_with("line 3, column 1"), "{err}");
     assert_eq!(bad.text_of(&FieldId::Program, ""), "{\n  \"tasks\": [\n}");
     assert_eq!(bad.experiment, custom.experiment);
-    // A bad instruction: its path, task and name.
+    // A bad instruction: where it is in the text, its path, task and name.
     let bad = ed(
         &custom,
         WorkloadEdit::Program(
@@ -397,7 +397,7 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     );
     let err = bad.error_at(&FieldId::Program).unwrap().to_string();
     assert!(
-        err.starts_with("workload.tasks[0].program[0] (task \"a\", spin)"),
+        err.starts_with("line 1, column 50: workload.tasks[0].program[0] (task \"a\", spin)"),
         "{err}"
     );
     // A good one applies.
