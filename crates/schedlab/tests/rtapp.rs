@@ -156,17 +156,20 @@ fn a_lock_run_unlock_loop_imports_as_a_mutex() {
 /// rt-app logs slack as the period's end less the phase's end: negative
 /// when the phase overruns. A 15 ms run in a 10 ms relative period is
 /// 5 ms late every time.
-#[test]
-fn an_overrunning_periodic_task_reports_negative_slack() {
-    let json = r#"{"tasks":{"late":{"loop":20,"run":15000,
-        "timer":{"ref":"unique","period":10000,"mode":"relative"}}}}"#;
-    let (exp, _) = import(json).unwrap();
+/// The "signed mean" slack line of a task "late" that overruns its timer.
+fn late_slack(mode: &str) -> (f64, String) {
+    let json = format!(
+        r#"{{"tasks":{{"late":{{"loop":20,"run":15000,
+        "timer":{{"ref":"unique","period":10000{mode}}}}}}}}}"#
+    );
+    let (exp, _) = import(&json).unwrap();
     let r = run_all(&exp, &mut |_, _| true).unwrap();
     let text = &r.rows[0].text["6.12"];
     let line = text
         .lines()
         .find(|l| l.starts_with("mark \"late.slack\": signed mean"))
-        .unwrap_or_else(|| panic!("{text}"));
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string();
     let signed: f64 = line
         .split("signed mean ")
         .nth(1)
@@ -176,8 +179,20 @@ fn an_overrunning_periodic_task_reports_negative_slack() {
         .unwrap()
         .parse()
         .unwrap();
+    (signed, line)
+}
+
+#[test]
+fn an_overrunning_periodic_task_reports_negative_slack() {
+    // Relative: each late period restarts from its end, 5 ms late each time.
+    let (signed, line) = late_slack(r#","mode":"relative""#);
     assert!((-5_100.0..-4_990.0).contains(&signed), "{line}");
     assert!(line.contains("20 overruns"), "{line}");
+    // Absolute: the reference stays, so the lateness adds up (5, 10, ... ms).
+    let (absolute, line) = late_slack(r#","mode":"absolute""#);
+    assert!(absolute < -40_000.0, "{line}");
+    // rt-app's timers are relative unless told otherwise (doc/tutorial.txt).
+    assert_eq!(late_slack("").0, signed);
 }
 
 #[test]

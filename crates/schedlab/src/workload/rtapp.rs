@@ -7,8 +7,8 @@
 //! nice value of SCHED_OTHER), `policy` SCHED_OTHER, `delay`; events `run`
 //! (an amount of CPU work, us: longer when preempted), `runtime` (runs
 //! until that much wall time has passed since the event began: preemption
-//! eats into it), `sleep` (us), `timer` (`period` in us, `mode` absolute
-//! or relative, per-task reference), `lock` / `unlock` (a pthread mutex),
+//! eats into it), `sleep` (us), `timer` (`period` in us, `mode` relative,
+//! rt-app's default, or absolute; per-task reference), `lock` / `unlock` (a pthread mutex),
 //! `wait` (`ref` a condition variable, `mutex` held), `signal`, `broad`,
 //! `sync` (signal then wait, the mutex held), `barrier` (its users are the
 //! threads whose events name it), `mem` (bytes written into the thread's
@@ -590,7 +590,8 @@ fn event(
     if key.starts_with("timer") {
         let mut period = None;
         let mut name = String::from("unique");
-        let mut relative = false;
+        // rt-app's timers are relative unless told otherwise (doc/tutorial.txt).
+        let mut relative = true;
         for (k, tv) in obj(v, path)? {
             let p = format!("{path}.{k}");
             match k.as_str() {
