@@ -56,6 +56,15 @@ fn a_periodic_set_runs_with_its_periods_and_slack() {
     assert!((7_500.0..8_000.0).contains(&slack), "{slack}\n{text}");
     let slack = mean_of(text, "thread1-1.slack");
     assert!((9_500.0..10_000.0).contains(&slack), "{slack}\n{text}");
+    // run, as rt-app logs it: from the activation's start of running to
+    // its timer, the 2 ms and 6 ms of work and little else on an idle box.
+    let run = mean_of(text, "thread0.run");
+    assert!((2_000.0..2_100.0).contains(&run), "{run}\n{text}");
+    let run = mean_of(text, "thread1-0.run");
+    assert!((6_000.0..6_300.0).contains(&run), "{run}\n{text}");
+    // The period is the run, the slack and the wakeup latency (~0.1 ms).
+    let gap = 10_000.0 - mean_of(text, "thread0.run") - mean_of(text, "thread0.slack");
+    assert!((0.0..300.0).contains(&gap), "{gap}\n{text}");
     assert!(text.contains("thread1-1"), "{text}");
     assert!(r.rows[0].wakeup_latency["6.12"].wakeups > 200);
 }

@@ -156,6 +156,11 @@ pub(crate) struct Task {
     /// (None until first used).
     started_ns: u64,
     timers: Vec<Option<u64>>,
+    /// When the current activation began running (rt-app's loop start):
+    /// the task's start, its first run after a timer wakeup, a late timer.
+    activation_ns: u64,
+    /// Sleeping in a timer instruction: its wakeup begins an activation.
+    in_timer: bool,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
     /// TCP channels it read from and has not acknowledged yet.
@@ -309,6 +314,8 @@ impl Sim {
             read_blocked: false,
             started_ns: self.now,
             timers: vec![None; t.timer_slots],
+            activation_ns: self.now,
+            in_timer: false,
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
@@ -558,10 +565,12 @@ impl Sim {
                     slot,
                     relative,
                     slack,
+                    run,
                 } => {
                     let now = self.now;
                     let t = &mut self.tasks[task];
                     t.pc += 1;
+                    let activation = std::mem::replace(&mut t.activation_ns, now);
                     let end = t.timers[slot].unwrap_or(t.started_ns + period_ns);
                     let left = end.saturating_sub(now);
                     t.timers[slot] = Some(if left == 0 && relative {
@@ -569,7 +578,13 @@ impl Sim {
                     } else {
                         end + period_ns
                     });
+                    if let Some(label) = run {
+                        if activation >= self.measure_from_ns {
+                            self.marks[label as usize].record(now, task, Some(now - activation));
+                        }
+                    }
                     if let Some(label) = slack {
+                        let label = label as usize;
                         if now >= self.measure_from_ns {
                             self.marks[label].record(now, task, Some(left));
                             // rt-app logs an overrun as negative slack.
@@ -581,6 +596,7 @@ impl Sim {
                     if left > 0 {
                         // clock_nanosleep to the period's end: the wakeup
                         // comes at `end` (or after the entry, if that is later).
+                        self.tasks[task].in_timer = true;
                         let cost = self.cost.syscall();
                         let ns = left.saturating_sub(cost);
                         self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
@@ -676,6 +692,11 @@ impl Sim {
                             &mut t.wakeup_latency
                         };
                         hist.record(self.now - at);
+                    }
+                    let t = &mut self.tasks[task];
+                    if std::mem::take(&mut t.in_timer) {
+                        // A timer instruction's wakeup begins an activation.
+                        t.activation_ns = self.now;
                     }
                 }
                 let ws = self.tasks[task].working_set_kib;

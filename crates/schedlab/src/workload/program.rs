@@ -172,6 +172,11 @@ pub struct TimerSpec {
     /// how late (rt-app's negative slack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slack: Option<String>,
+    /// Record each activation's run time under this label (rt-app's
+    /// `run`): from when the task began running after its previous timer
+    /// wakeup (or its start, or a late use) to this use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,11 +244,13 @@ pub enum Insn {
     /// Fork the compiled task `template`.
     Fork(usize),
     /// Sleep to the end of the period of timer `slot`.
+    /// (Labels as u32, so that this, the largest instruction, stays small.)
     Timer {
         period_ns: u64,
         slot: usize,
         relative: bool,
-        slack: Option<usize>,
+        slack: Option<u32>,
+        run: Option<u32>,
     },
     /// Compute until the time wall-clock ns after the start.
     Runtime(Time),
@@ -583,12 +590,15 @@ impl Workload {
                             self.timer_names.len() - 1
                         }
                     };
-                    let slack = t.slack.as_ref().map(|l| self.label(l));
+                    // Labels are named in the program: far fewer than 2^32.
+                    let slack = t.slack.as_ref().map(|l| self.label(l) as u32);
+                    let run = t.run.as_ref().map(|l| self.label(l) as u32);
                     code.push(Insn::Timer {
                         period_ns: t.period_ns,
                         slot,
                         relative: t.relative,
                         slack,
+                        run,
                     });
                 }
                 Op::Mark(label) | Op::Lap(label) => {

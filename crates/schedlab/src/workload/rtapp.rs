@@ -319,7 +319,7 @@ pub fn import(text: &str) -> Result<Import> {
     })
 }
 
-/// Renames an instance's period and slack labels after it.
+/// Renames an instance's period, run and slack labels after it.
 fn relabel(ops: &mut [Op], from: &str, to: &str) {
     if from == to {
         return;
@@ -333,7 +333,7 @@ fn relabel(ops: &mut [Op], from: &str, to: &str) {
         match op {
             Op::Mark(l) | Op::Lap(l) => fix(l),
             Op::Timer(t) => {
-                if let Some(l) = &mut t.slack {
+                for l in [&mut t.slack, &mut t.run].into_iter().flatten() {
                     fix(l)
                 }
             }
@@ -624,6 +624,7 @@ fn event(
                 name,
                 relative,
                 slack: Some(format!("{task}.slack")),
+                run: Some(format!("{task}.run")),
             }),
             Op::Mark(format!("{task}.period")),
         ]);

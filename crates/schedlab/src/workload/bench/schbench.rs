@@ -170,6 +170,7 @@ impl Schbench {
                     name: String::new(),
                     relative: false,
                     slack: None,
+                    run: None,
                 }));
             }
             program.push(Op::Forever(serve));
