@@ -54,7 +54,7 @@ impl SchedEnv for Sim {
         self.tasks[task].cpu
     }
     fn allowed(&self, task: usize) -> &CpuSet {
-        &self.tasks[task].affinity
+        &self.affinity[task]
     }
     fn task(&self, task: usize) -> &TaskSched {
         &self.tasks[task].sched

@@ -126,7 +126,6 @@ pub(crate) struct Task {
     pub cpu: usize,
     /// The CPU whose cache holds the task's working set.
     pub warm_cpu: Option<usize>,
-    pub affinity: CpuSet,
     pub process: u32,
     pub working_set_kib: u64,
     pub pending: Pending,
@@ -286,6 +285,7 @@ impl Sim {
         let weight = weight_of_nice(t.nice);
         let parent_cpu = parent.map_or(0, |p| self.tasks[p].cpu);
         self.tasks_alive += 1;
+        self.affinity.push(affinity);
         self.tasks.push(Task {
             name: t.name.clone(),
             template: tpl,
@@ -294,7 +294,6 @@ impl Sim {
             state: TaskState::Blocked(Wait::Timer),
             cpu: parent_cpu,
             warm_cpu: None,
-            affinity,
             // Each initial task or child is a process of its own unless the
             // workload groups them.
             process: t.process.unwrap_or(1_000_000 + id as u32),
