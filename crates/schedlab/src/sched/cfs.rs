@@ -8,9 +8,11 @@
 
 use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies};
 use crate::sched::load::Pelt;
-use std::collections::BTreeSet;
 
 mod eevdf;
+mod ordered;
+
+use ordered::OrderedSet;
 
 pub type TaskId = usize;
 
@@ -97,7 +99,7 @@ pub fn calc_delta_fair(delta: u64, weight: u64) -> u64 {
 
 #[derive(Debug, Clone)]
 pub struct CfsRq {
-    queued: BTreeSet<(u64, TaskId)>,
+    queued: OrderedSet,
     pub curr: Option<TaskId>,
     pub min_vruntime: u64,
     /// Sum of weights of queued tasks and curr.
@@ -113,7 +115,7 @@ pub struct CfsRq {
     eevdf: bool,
     /// EEVDF: queued entities by (vruntime, id), for min_vruntime (the
     /// kernel's augmented tree keeps the subtree minimum instead).
-    by_vruntime: BTreeSet<(u64, TaskId)>,
+    by_vruntime: OrderedSet,
     /// EEVDF: sum over queued entities of (vruntime - min_vruntime) x weight,
     /// and of their weights (cfs_rq->avg_vruntime, avg_load).
     avg_vruntime: i128,
@@ -133,7 +135,7 @@ pub struct CfsRq {
 impl CfsRq {
     pub fn new(now_ns: u64) -> Self {
         CfsRq {
-            queued: BTreeSet::new(),
+            queued: OrderedSet::default(),
             curr: None,
             min_vruntime: VRUNTIME_ORIGIN,
             load_weight: 0,
@@ -143,7 +145,7 @@ impl CfsRq {
             pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
             eevdf: false,
-            by_vruntime: BTreeSet::new(),
+            by_vruntime: OrderedSet::default(),
             avg_vruntime: 0,
             avg_load: 0,
             protect: None,
