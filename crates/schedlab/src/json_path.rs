@@ -75,9 +75,13 @@ enum Step<'a> {
     Index(usize),
 }
 
-/// `tasks[1].program[0].loop` as steps; None if it is not such a path.
+/// `tasks[1].program[0].loop` as steps ("" is the document itself); None
+/// if it is not such a path.
 fn steps(path: &str) -> Option<Vec<Step<'_>>> {
     let mut out = Vec::new();
+    if path.is_empty() {
+        return Some(out);
+    }
     for part in path.split('.') {
         let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
         let is_name = |k: &str| {
@@ -178,23 +182,14 @@ pub fn with_position(text: &str, base: &str, msg: &str) -> String {
     let Some((path, _)) = leading_path(msg) else {
         return msg.to_string();
     };
-    let inner = if base.is_empty() {
-        Some(path)
-    } else if path == base {
-        Some("")
-    } else {
-        path.strip_prefix(base).and_then(|p| {
-            p.strip_prefix('.')
-                .or_else(|| p.starts_with('[').then_some(p))
-        })
+    // The path within `text`: what follows `base` ("" for `text` itself).
+    let inner = match path.strip_prefix(base) {
+        Some("") => Some(""),
+        Some(p) if base.is_empty() => Some(p),
+        Some(p) => p.strip_prefix('.').or(p.starts_with('[').then_some(p)),
+        None => None,
     };
-    match inner.and_then(|p| {
-        if p.is_empty() {
-            Some(line_column(text, skip_ws(text.as_bytes(), 0)))
-        } else {
-            position_of(text, p)
-        }
-    }) {
+    match inner.and_then(|p| position_of(text, p)) {
         Some((line, column)) => format!("line {line}, column {column}: {msg}"),
         None => msg.to_string(),
     }
@@ -325,6 +320,15 @@ mod tests {
                 "workload.tasks[0].program[1]",
                 " (task \"a\"): channel 3 does not exist"
             ))
+        );
+        // The base itself is the text's first value.
+        assert_eq!(
+            with_position(TEXT, "workload", "workload: bad"),
+            "line 1, column 1: workload: bad"
+        );
+        assert_eq!(
+            with_position(TEXT, "workload", "workloads.x: bad"),
+            "workloads.x: bad"
         );
         // No path, or a path elsewhere: the message as it was.
         assert_eq!(
