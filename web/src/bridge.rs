@@ -7,8 +7,6 @@
 //! module says its [`crate::BUILD_ID`] first ([`ToEditor::Ready`]) so that a
 //! cache pairing a new page with an old module is told ("reload").
 
-use crate::history::StoredRow;
-use schedlab::experiment::Experiment;
 use serde::{Deserialize, Serialize};
 
 /// The event the editor sends on.
@@ -27,9 +25,9 @@ pub enum ToRuns {
     Start { generation: u64, experiment: String },
     /// Stop the run at once.
     Cancel,
-    /// The pinned run to draw the results against (a
-    /// [`crate::history::Record`]'s JSON), or none.
-    Baseline(Option<String>),
+    /// The pinned run to draw the results against (its id in the
+    /// history, [`crate::history::Record::id`]), or none.
+    Baseline(Option<u64>),
 }
 
 /// The runs module's news.
@@ -39,21 +37,9 @@ pub enum ToEditor {
     Ready { build: String },
     /// The run's state, after every change.
     Status(RunStatus),
-    /// A run finished with results.
-    Finished(Box<Finished>),
-}
-
-/// Run `generation` finished with results: what the history keeps, and
-/// the events and wall time for the next estimate's rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finished {
-    pub generation: u64,
-    pub experiment: Experiment,
-    pub variants: Vec<String>,
-    pub rows: Vec<StoredRow>,
-    pub events: u64,
-    pub wall_secs: f64,
-    pub workers: usize,
+    /// A finished run was added to the history in localStorage
+    /// ([`crate::history`]): the editor reads it again.
+    Kept,
 }
 
 /// What the editor shows of a run: the status line, the Run button, and
@@ -154,26 +140,23 @@ mod tests {
                 fraction: 0.25,
                 ..RunStatus::default()
             }),
-            ToEditor::Finished(Box::new(Finished {
-                generation: 3,
-                experiment: exp.clone(),
-                variants: vec!["A".into()],
-                rows: Vec::new(),
-                events: 10,
-                wall_secs: 1.5,
-                workers: 2,
-            })),
+            ToEditor::Kept,
         ];
         for m in msgs {
             let text = serde_json::to_string(&m).unwrap();
             assert_eq!(serde_json::from_str::<ToEditor>(&text).unwrap(), m);
         }
-        let start = ToRuns::Start {
-            generation: 1,
-            experiment: exp.to_json(),
-        };
-        let text = serde_json::to_string(&start).unwrap();
-        assert_eq!(serde_json::from_str::<ToRuns>(&text).unwrap(), start);
+        for m in [
+            ToRuns::Start {
+                generation: 1,
+                experiment: exp.to_json(),
+            },
+            ToRuns::Cancel,
+            ToRuns::Baseline(Some(4)),
+        ] {
+            let text = serde_json::to_string(&m).unwrap();
+            assert_eq!(serde_json::from_str::<ToRuns>(&text).unwrap(), m);
+        }
     }
 
     #[test]

@@ -46,26 +46,6 @@ impl Record {
         when: f64,
         before: &[Record],
     ) -> Record {
-        Record::new(
-            exp,
-            results.variants.clone(),
-            stored_rows(results),
-            link,
-            when,
-            before,
-        )
-    }
-
-    /// [`Record::of`] with the results already cut to what is kept
-    /// ([`stored_rows`]): the page's editor gets them so from the runs module.
-    pub fn new(
-        exp: &Experiment,
-        variants: Vec<String>,
-        rows: Vec<StoredRow>,
-        link: String,
-        when: f64,
-        before: &[Record],
-    ) -> Record {
         let id = before.iter().map(|r| r.id).max().unwrap_or(0) + 1;
         let changes = match before.last() {
             Some(prev) => differences(&prev.experiment, exp),
@@ -77,8 +57,20 @@ impl Record {
             experiment: exp.clone(),
             link,
             changes,
-            variants,
-            rows,
+            variants: results.variants.clone(),
+            rows: results
+                .rows
+                .iter()
+                .map(|r| StoredRow {
+                    x: r.x.clone(),
+                    values: r.values.clone(),
+                    spread: r
+                        .spread
+                        .iter()
+                        .map(|(k, s)| (k.clone(), (s.min, s.max)))
+                        .collect(),
+                })
+                .collect(),
         }
     }
 
@@ -123,23 +115,6 @@ impl Record {
     pub fn name(&self) -> String {
         format!("run {}", self.id)
     }
-}
-
-/// What a record keeps of `results`' rows: the values and their spreads.
-pub fn stored_rows(results: &Results) -> Vec<StoredRow> {
-    results
-        .rows
-        .iter()
-        .map(|r| StoredRow {
-            x: r.x.clone(),
-            values: r.values.clone(),
-            spread: r
-                .spread
-                .iter()
-                .map(|(k, s)| (k.clone(), (s.min, s.max)))
-                .collect(),
-        })
-        .collect()
 }
 
 /// `history` with `record` added, the oldest beyond [`KEEP`] dropped.
@@ -301,6 +276,13 @@ pub fn load() -> Vec<Record> {
         .and_then(|s| s.get_item(KEY).ok().flatten())
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default()
+}
+
+/// Forgets every run kept.
+pub fn forget() {
+    if let Some(s) = crate::link::storage() {
+        let _ = s.remove_item(KEY);
+    }
 }
 
 /// Keeps `history`; if the browser's storage is full, the oldest go first.

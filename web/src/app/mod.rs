@@ -16,7 +16,7 @@ use crate::bridge::{self, RunStatus};
 use crate::export::{copy_to_clipboard, download};
 use crate::gallery::Gallery;
 use crate::help::{self, HelpOverlay};
-use crate::history::{self, HistoryList, Record};
+use crate::history::{self, HistoryList};
 use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
@@ -41,24 +41,12 @@ pub fn App() -> Html {
     let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
     let runs = use_state(|| Rc::new(history::load()));
     let pinned = use_state(history::load_pinned);
-    // A finished run is kept, with what changed since the run before.
+    // The runs module keeps each finished run: read the history again.
     {
-        let (runs, finished) = (runs.clone(), (*runner.finished).clone());
-        let generation = finished.as_ref().map(|f| f.generation);
-        use_effect_with(generation, move |_| {
-            if let (Some(f), false) = (finished, link::is_embed()) {
-                estimate::save_rate(f.events, f.wall_secs, f.workers);
-                let rec = Record::new(
-                    &f.experiment,
-                    f.variants.clone(),
-                    f.rows.clone(),
-                    link::share_url(&f.experiment),
-                    js_sys::Date::now(),
-                    &runs,
-                );
-                let next = history::push(&runs, rec);
-                history::save(&next);
-                runs.set(Rc::new(next));
+        let runs = runs.clone();
+        use_effect_with(*runner.kept, move |kept| {
+            if *kept > 0 {
+                runs.set(Rc::new(history::load()));
             }
         });
     }
@@ -72,7 +60,7 @@ pub fn App() -> Html {
     let on_clear = {
         let (runs, pinned) = (runs.clone(), pinned.clone());
         Callback::from(move |()| {
-            history::save(&[]);
+            history::forget();
             history::save_pinned(None);
             runs.set(Rc::new(Vec::new()));
             pinned.set(None);
@@ -86,18 +74,12 @@ pub fn App() -> Html {
     };
     // The pinned run, unless it is the one shown, for the runs module.
     {
-        let (runs, runner) = (runs.clone(), runner.clone());
+        let runner = runner.clone();
         let latest = runs.last().map(|r| r.id);
-        use_effect_with(
-            (*pinned, latest, run.running),
-            move |(pinned, latest, running)| {
-                let rec = pinned
-                    .filter(|id| *latest != Some(*id) || *running)
-                    .and_then(|id| runs.iter().find(|r| r.id == id))
-                    .map(|r| serde_json::to_string(r).expect("a record serialises"));
-                runner.set_baseline(rec);
-            },
-        );
+        let baseline = (*pinned)
+            .filter(|id| runs.iter().any(|r| r.id == *id))
+            .filter(|id| latest != Some(*id) || run.running);
+        use_effect_with(baseline, move |b| runner.set_baseline(*b));
     }
 
     let on_cancel = {

@@ -5,7 +5,7 @@
 //! says Ready with this page's build. The run's state seen here
 //! ([`RunStatus`]) is the module's, mirrored message by message.
 
-use crate::bridge::{self, Finished, RunStatus, ToEditor, ToRuns};
+use crate::bridge::{self, RunStatus, ToEditor, ToRuns};
 use crate::state::Editor;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,14 +36,16 @@ struct Channel {
     /// The run's state: what [`Runs::status`] shows, kept here too since
     /// the listener's copy of a state handle would not see later values.
     status: RunStatus,
+    /// Runs kept, as [`Runs::kept`].
+    kept: u64,
 }
 
 /// The run as the editor sees it, and the way to the runs module.
 #[derive(Clone)]
 pub struct Runs {
     pub status: UseStateHandle<RunStatus>,
-    /// The last run that finished with results.
-    pub finished: UseStateHandle<Option<Rc<Finished>>>,
+    /// How many runs the runs module has added to the history.
+    pub kept: UseStateHandle<u64>,
     channel: Rc<RefCell<Channel>>,
 }
 
@@ -51,7 +53,7 @@ pub struct Runs {
 pub fn use_runs() -> Runs {
     let runs = Runs {
         status: use_state(RunStatus::default),
-        finished: use_state(|| None),
+        kept: use_state(|| 0),
         channel: use_mut_ref(Channel::default),
     };
     {
@@ -134,9 +136,9 @@ impl Runs {
         }
     }
 
-    /// The pinned run's record (JSON) to draw the results against.
-    pub fn set_baseline(&self, record: Option<String>) {
-        let text = serde_json::to_string(&ToRuns::Baseline(record)).expect("serialises");
+    /// The pinned run (its id in the history) to draw the results against.
+    pub fn set_baseline(&self, id: Option<u64>) {
+        let text = serde_json::to_string(&ToRuns::Baseline(id)).expect("serialises");
         let mut ch = self.channel.borrow_mut();
         if ch.baseline.as_ref() == Some(&text) {
             return;
@@ -240,7 +242,14 @@ impl Runs {
             // A late word on an earlier run does not undo a newer one.
             ToEditor::Status(s) if s.generation >= self.current().generation => self.set_status(s),
             ToEditor::Status(_) => {}
-            ToEditor::Finished(f) => self.finished.set(Some(Rc::new(*f))),
+            ToEditor::Kept => {
+                let n = {
+                    let mut ch = self.channel.borrow_mut();
+                    ch.kept += 1;
+                    ch.kept
+                };
+                self.kept.set(n);
+            }
         }
     }
 }

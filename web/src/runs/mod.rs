@@ -6,12 +6,14 @@
 //! The editor (`bin/app.rs`) renders an empty `#results-host` where the
 //! results go; this module is a second Yew app mounted in it, and the two
 //! talk only through [`crate::bridge`]: the editor sends Start, Cancel and
-//! the baseline; this module sends its build (Ready), every change of the
-//! run's state (Status) and each finished run for the history (Finished).
+//! the pinned baseline; this module sends its build (Ready) and every
+//! change of the run's state (Status). It also keeps each finished run in
+//! the history (localStorage, [`crate::history`]) and says so (Kept): the
+//! editor only lists, pins and forgets runs.
 
 pub mod runner;
 
-use crate::bridge::{self, Finished, RunStatus, ToEditor, ToRuns};
+use crate::bridge::{self, RunStatus, ToEditor, ToRuns};
 use crate::history::{self, Record};
 use crate::link;
 use crate::results::{Charts, ResultsView};
@@ -95,8 +97,9 @@ pub fn RunsApp() -> Html {
                             Err(e) => web_sys::console::error_1(&e.to_string().into()),
                         },
                         Ok(ToRuns::Cancel) => runner.cancel(),
-                        Ok(ToRuns::Baseline(rec)) => {
-                            let rec = rec.and_then(|t| serde_json::from_str::<Record>(&t).ok());
+                        Ok(ToRuns::Baseline(id)) => {
+                            let rec =
+                                id.and_then(|id| history::load().into_iter().find(|r| r.id == id));
                             baseline.set(rec.map(|r| Rc::new((r.name(), r.results()))));
                         }
                         Err(e) => web_sys::console::error_1(&e.to_string().into()),
@@ -108,21 +111,16 @@ pub fn RunsApp() -> Html {
             move || drop(listener)
         });
     }
-    // Every change of the run, told to the editor once drawn.
+    // Every change of the run, told to the editor once drawn; a finished
+    // run is kept, with what changed since the run before.
     {
         let view = run.clone();
         use_effect_with(status_of(&run), move |status| {
             bridge::to_editor(&ToEditor::Status(status.clone()));
             if let (true, Some(r), Some(exp)) = (status.finished, &view.results, &view.experiment) {
-                bridge::to_editor(&ToEditor::Finished(Box::new(Finished {
-                    generation: view.generation,
-                    experiment: (**exp).clone(),
-                    variants: r.results.variants.clone(),
-                    rows: history::stored_rows(&r.results),
-                    events: view.events(),
-                    wall_secs: (js_sys::Date::now() - view.started_ms) / 1000.0,
-                    workers: view.workers,
-                })));
+                if !link::is_embed() {
+                    keep(&view, exp, &r.results);
+                }
             }
         });
     }
@@ -144,6 +142,24 @@ pub fn RunsApp() -> Html {
     } else {
         html! { <ResultsView results={r} {name} baseline={(*baseline).clone()} /> }
     }
+}
+
+/// Keeps finished run `view` in the history and its speed for the next
+/// estimate; an embedded copy on a docs page keeps neither.
+fn keep(view: &RunView, exp: &Experiment, results: &schedlab::experiment::Results) {
+    let wall = (js_sys::Date::now() - view.started_ms) / 1000.0;
+    crate::app::estimate::save_rate(view.events(), wall, view.workers);
+    let before = history::load();
+    let rec = Record::of(
+        exp,
+        results,
+        link::share_url(exp),
+        js_sys::Date::now(),
+        &before,
+    );
+    let next = history::push(&before, rec);
+    history::save(&next);
+    bridge::to_editor(&ToEditor::Kept);
 }
 
 /// The results to show: the last ones stay (dimmed) while a new run goes,
