@@ -31,6 +31,7 @@ pub mod fields;
 pub mod gallery;
 pub mod help;
 pub mod history;
+pub mod json;
 pub mod latency_cdf;
 pub mod link;
 pub mod panels;

@@ -43,7 +43,8 @@ pub fn save_rate(events: u64, wall_secs: f64, workers: usize) {
 #[hook]
 pub fn use_estimate(editor: &Editor, running: bool, workers: usize) -> Option<String> {
     let words = use_state(|| None::<String>);
-    let json = (editor.is_valid() && !running).then(|| editor.experiment.to_json());
+    let json = (editor.is_valid() && !running)
+        .then(|| serde_json::to_string(&editor.experiment).expect("an experiment serialises"));
     {
         let words = words.clone();
         use_effect_with(json, move |json| {

@@ -139,7 +139,7 @@ pub fn App() -> Html {
             let _ = download(
                 &format!("{}.json", exp.name),
                 "application/json",
-                &exp.to_json(),
+                &crate::json::experiment(exp),
             );
         })
     };
@@ -220,7 +220,7 @@ pub fn App() -> Html {
                 <div class="actions">
                     <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
                 </div>
-                <pre id="experiment-json" tabindex="0">{ exp.to_json() }</pre>
+                <pre id="experiment-json" tabindex="0">{ crate::json::experiment(exp) }</pre>
             </details>
             if *help_open {
                 <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
