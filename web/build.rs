@@ -5,7 +5,11 @@
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Read when the script runs, not baked in when it is compiled: a build
+    // script compiled in another checkout (a copied target/) would hash
+    // that checkout's sources.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("..");
     let mut files = Vec::new();
     for dir in ["web/src", "crates/schedlab/src", "presets"] {
         collect(&root.join(dir), &mut files);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { useBrowser, openPage, screenshot, root, cli, runToEnd } from './harness.mjs';
 
@@ -74,6 +75,12 @@ test('every asset is named by its content but the entry points; index.html names
   assert.ok(files.includes(worker[1]));
   const glue = await readFile(path.join(dist, worker[1]), 'utf8');
   assert.ok(glue.includes(worker[1].replace('.js', '_bg.wasm')), 'the worker glue loads its own hashed wasm');
+  assert.ok(!files.includes('runs.js') && !files.includes('runs_bg.wasm'));
+  const runs = html.match(/<meta name="schedlab-runs" content="\.\/(runs-[0-9a-f]{16}\.js)">/);
+  assert.ok(runs, 'index.html names the hashed runs module');
+  assert.ok(files.includes(runs[1]));
+  const runsGlue = await readFile(path.join(dist, runs[1]), 'utf8');
+  assert.ok(runsGlue.includes(runs[1].replace('.js', '_bg.wasm')), 'the runs module\'s glue loads its own hashed wasm');
   const api = await readFile(path.join(dist, 'schedlab-js.js'), 'utf8');
   const module = api.match(/export \* from '\.\/(schedlab-js-[0-9a-f]{16}\.js)'/);
   assert.ok(module && files.includes(module[1]), api);
@@ -116,4 +123,57 @@ test('a worker from another build is refused, and the page says reload', async (
   const error = await page.waitForSelector('#run-error', { timeout: 20_000 });
   assert.match(await error.textContent(), /^Run failed: this page \(build [0-9a-f]{16}\) and its Web Worker \(build 0000000000000000\) come from different builds of schedlab.*; reload the page$/);
   await page.close();
+});
+
+test('the first load fetches no runs module; the first Run fetches it once, and later runs reuse it', async () => {
+  const page = await env.browser.newPage();
+  const fetched = [];
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  const runsModule = (f) => /^runs-[0-9a-f]{16}(_bg\.wasm|\.js)$/.test(f);
+  await page.goto(`${env.server.url}#preset=kvm-pipe-test-pinning`);
+  await page.waitForSelector('#app[data-ready="true"]');
+  // The page is idle and has measured its estimate (the probe's worker came and went).
+  await page.waitForSelector('#run-estimate', { timeout: 30_000 });
+  assert.ok(fetched.some((f) => /^app-[0-9a-f]+_bg\.wasm$/.test(f)), fetched.join(' '));
+  assert.deepEqual(fetched.filter(runsModule), [], 'nothing of the runs module before Run');
+  assert.equal(await page.$('#results'), null);
+  await runToEnd(page);
+  assert.deepEqual(fetched.filter(runsModule).sort().map((f) => f.replace(/[0-9a-f]{16}/, 'H')), ['runs-H.js', 'runs-H_bg.wasm']);
+  assert.ok(await page.$('#results-host #results'), 'the runs module draws the results in the editor\'s host');
+  await runToEnd(page);
+  assert.equal(fetched.filter(runsModule).length, 2, 'the second run fetches nothing again');
+  await page.close();
+});
+
+test('a runs module from another build is refused, and the page says reload', async () => {
+  const page = await env.browser.newPage();
+  // The runs module's Ready claims another build.
+  await page.addInitScript(() => {
+    const real = window.dispatchEvent.bind(window);
+    window.dispatchEvent = (e) => {
+      if (e.type === 'schedlab-to-editor' && typeof e.detail === 'string' && e.detail.includes('"Ready"')) {
+        e = new CustomEvent(e.type, { detail: e.detail.replace(/"build":"[0-9a-f]+"/, '"build":"0000000000000000"') });
+      }
+      return real(e);
+    };
+  });
+  await page.goto(`${env.server.url}#preset=kvm-pipe-test-pinning`);
+  await page.waitForSelector('#app[data-ready="true"]');
+  await page.click('button#run');
+  const error = await page.waitForSelector('#run-error', { timeout: 20_000 });
+  assert.match(await error.textContent(), /^Run failed: this page \(build [0-9a-f]{16}\) and its runs module \(build 0000000000000000\) come from different builds of schedlab.*; reload the page$/);
+  assert.equal(await page.$('#results'), null, 'no results from a module of another build');
+  await page.close();
+});
+
+test('the gzipped size of the first-load wasm is reported, within its budget', () => {
+  const out = execFileSync(path.join(root, 'scripts', 'wasm-sizes'), { encoding: 'utf8' });
+  const html = execFileSync('cat', [path.join(root, 'dist', 'index.html')], { encoding: 'utf8' });
+  const app = html.match(/href="\.\/(app-[0-9a-f]+_bg\.wasm)"/)[1];
+  const line = out.split('\n').find((l) => l.startsWith(app));
+  assert.match(line, /\d+ bytes, +\d+ gzipped +first load$/, out);
+  assert.match(out, /^runs-[0-9a-f]{16}_bg\.wasm +\d+ bytes, +\d+ gzipped +at the first Run$/m, out);
+  const total = Number(out.match(/^first load: (\d+) bytes of gzipped app wasm/m)[1]);
+  assert.equal(total, Number(line.match(/(\d+) gzipped/)[1]));
+  console.log(out.trim());
 });

@@ -278,6 +278,13 @@ pub fn load() -> Vec<Record> {
         .unwrap_or_default()
 }
 
+/// Forgets every run kept.
+pub fn forget() {
+    if let Some(s) = crate::link::storage() {
+        let _ = s.remove_item(KEY);
+    }
+}
+
 /// Keeps `history`; if the browser's storage is full, the oldest go first.
 pub fn save(history: &[Record]) {
     let Some(s) = crate::link::storage() else {

@@ -4,6 +4,7 @@
 //! is how a run is cancelled.
 
 use crate::protocol::{Request, Response};
+use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -30,7 +31,11 @@ pub struct Pool {
 
 impl Pool {
     /// Starts `n` workers; `on_response(worker, response)` hears every reply.
-    pub fn start(n: usize, on_response: Rc<dyn Fn(usize, Response)>) -> Result<Pool, String> {
+    /// `O` is how replies carry a point's outcome ([`Response`]).
+    pub fn start<O: DeserializeOwned + 'static>(
+        n: usize,
+        on_response: Rc<dyn Fn(usize, Response<O>)>,
+    ) -> Result<Pool, String> {
         let url = loader_url()?;
         let mut members = Vec::with_capacity(n);
         for i in 0..n {
@@ -44,7 +49,7 @@ impl Pool {
                     (worker.clone(), pending.clone(), on_response.clone());
                 Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
                     let text = e.data().as_string().unwrap_or_default();
-                    let resp = serde_json::from_str::<Response>(&text).unwrap_or_else(|err| {
+                    let resp = serde_json::from_str::<Response<O>>(&text).unwrap_or_else(|err| {
                         Response::Failed {
                             error: format!("unreadable worker message: {err}"),
                         }
@@ -120,6 +125,13 @@ impl Drop for Pool {
             m.worker.terminate();
         }
     }
+}
+
+/// The workers a run may use: the machine's cores.
+pub fn hardware_concurrency() -> usize {
+    web_sys::window()
+        .map_or(1.0, |w| w.navigator().hardware_concurrency())
+        .max(1.0) as usize
 }
 
 /// What the page says when a worker fails outside a point's own errors.

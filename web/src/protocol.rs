@@ -14,8 +14,12 @@ pub enum Request {
     Probe { experiment: String, budget_ms: f64 },
 }
 
+/// A worker's reply. `O` is how the reader takes a point's outcome: the
+/// runs module reads a [`PointOutcome`]; the page's editor, which only
+/// probes, skips it ([`serde::de::IgnoredAny`]), so the outcome's
+/// deserialiser stays out of the first-load wasm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Response {
+pub enum Response<O = PointOutcome> {
     /// The worker has loaded and listens; sent once, first, with its
     /// [`crate::BUILD_ID`].
     Ready {
@@ -29,7 +33,7 @@ pub enum Response {
     },
     Point {
         index: usize,
-        outcome: PointOutcome,
+        outcome: O,
     },
     /// Each point's expected events (and whether it may take more), and
     /// the events per second the probes ran at.

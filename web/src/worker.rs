@@ -45,7 +45,7 @@ pub fn listen() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    let ready = Response::Ready {
+    let ready: Response = Response::Ready {
         build: crate::BUILD_ID.to_string(),
     };
     let text = serde_json::to_string(&ready).expect("serialises");

@@ -10,6 +10,7 @@ use crate::protocol::{Request, Response};
 use crate::state::Editor;
 use gloo_timers::callback::Timeout;
 use schedlab::estimate;
+use serde::de::IgnoredAny;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -42,7 +43,8 @@ pub fn save_rate(events: u64, wall_secs: f64, workers: usize) {
 #[hook]
 pub fn use_estimate(editor: &Editor, running: bool, workers: usize) -> Option<String> {
     let words = use_state(|| None::<String>);
-    let json = (editor.is_valid() && !running).then(|| editor.experiment.to_json());
+    let json = (editor.is_valid() && !running)
+        .then(|| serde_json::to_string(&editor.experiment).expect("an experiment serialises"));
     {
         let words = words.clone();
         use_effect_with(json, move |json| {
@@ -53,7 +55,7 @@ pub fn use_estimate(editor: &Editor, running: bool, workers: usize) -> Option<St
                 Timeout::new(QUIET_MS, move || {
                     let reply = {
                         let slot = slot.clone();
-                        Rc::new(move |_, resp: Response| {
+                        Rc::new(move |_, resp: Response<IgnoredAny>| {
                             if let Response::Probed {
                                 events,
                                 events_per_sec,
@@ -64,7 +66,7 @@ pub fn use_estimate(editor: &Editor, running: bool, workers: usize) -> Option<St
                             // Its worker goes once this message is handled.
                             let slot = slot.clone();
                             Timeout::new(0, move || drop(slot.borrow_mut().take())).forget();
-                        }) as Rc<dyn Fn(usize, Response)>
+                        }) as Rc<dyn Fn(usize, Response<IgnoredAny>)>
                     };
                     if let Ok(pool) = Pool::start(1, reply) {
                         let probe = Request::Probe {

@@ -3,26 +3,27 @@
 //! pool of Web Workers; the main thread only edits, assembles and draws.
 //!
 //! Its behaviours are hooks of their own: [`link_sync`] (the link and the
-//! history), [`runner`] (the run and its workers), [`shortcuts`] (the keys).
+//! history), [`runs`] (the run, in the runs module that the first Run
+//! fetches), [`shortcuts`] (the keys). The results are drawn by the runs
+//! module in `#results-host`, which this renders empty.
 
 pub mod estimate;
 pub mod link_sync;
-pub mod runner;
+pub mod runs;
 pub mod shortcuts;
 
+use crate::bridge::{self, RunStatus};
 use crate::export::{copy_to_clipboard, download};
 use crate::gallery::Gallery;
 use crate::help::{self, HelpOverlay};
-use crate::history::{self, HistoryList, Record};
+use crate::history::{self, HistoryList};
 use crate::link;
 use crate::panels::kernel::KernelPanel;
 use crate::panels::machine::MachinePanel;
 use crate::panels::workload::WorkloadPanel;
-use crate::results::{Charts, ResultsView};
-use crate::run::{RunResults, RunView};
 use crate::state::{Edit, Editor, FieldId};
 use link_sync::{use_link_sync, use_linked_editor};
-use runner::use_runner;
+use runs::use_runs;
 use schedlab::presets;
 use shortcuts::{use_shortcuts, Shortcut};
 use std::rc::Rc;
@@ -31,8 +32,8 @@ use yew::prelude::*;
 #[function_component]
 pub fn App() -> Html {
     let (editor, run_on_open) = use_linked_editor();
-    let runner = use_runner();
-    let run = runner.view.clone();
+    let runner = use_runs();
+    let run = (*runner.status).clone();
     let ready = use_state(|| false);
     let help_open = use_state(|| false);
     let theme = use_state(help::saved_theme);
@@ -40,26 +41,12 @@ pub fn App() -> Html {
     let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
     let runs = use_state(|| Rc::new(history::load()));
     let pinned = use_state(history::load_pinned);
-    // A finished run is kept, with what changed since the run before.
+    // The runs module keeps each finished run: read the history again.
     {
-        let (runs, view) = (runs.clone(), run.clone());
-        let done = view.results.is_some() && !link::is_embed();
-        use_effect_with((view.generation, done), move |(_, done)| {
-            if *done && !view.cancelled {
-                let wall = (js_sys::Date::now() - view.started_ms) / 1000.0;
-                estimate::save_rate(view.events(), wall, view.workers);
-            }
-            if let (true, Some(r), Some(exp)) = (*done, &view.results, &view.experiment) {
-                let rec = Record::of(
-                    exp,
-                    &r.results,
-                    link::share_url(exp),
-                    js_sys::Date::now(),
-                    &runs,
-                );
-                let next = history::push(&runs, rec);
-                history::save(&next);
-                runs.set(Rc::new(next));
+        let runs = runs.clone();
+        use_effect_with(*runner.kept, move |kept| {
+            if *kept > 0 {
+                runs.set(Rc::new(history::load()));
             }
         });
     }
@@ -73,7 +60,7 @@ pub fn App() -> Html {
     let on_clear = {
         let (runs, pinned) = (runs.clone(), pinned.clone());
         Callback::from(move |()| {
-            history::save(&[]);
+            history::forget();
             history::save_pinned(None);
             runs.set(Rc::new(Vec::new()));
             pinned.set(None);
@@ -85,12 +72,15 @@ pub fn App() -> Html {
             editor.dispatch(Edit::Load(Box::new(exp)))
         })
     };
-    // The pinned run, unless it is the one shown.
-    let baseline = (*pinned).and_then(|id| {
-        let rec = runs.iter().find(|r| r.id == id)?;
+    // The pinned run, unless it is the one shown, for the runs module.
+    {
+        let runner = runner.clone();
         let latest = runs.last().map(|r| r.id);
-        (latest != Some(id) || run.running()).then(|| Rc::new((rec.name(), rec.results())))
-    });
+        let baseline = (*pinned)
+            .filter(|id| runs.iter().any(|r| r.id == *id))
+            .filter(|id| latest != Some(*id) || run.running);
+        use_effect_with(baseline, move |b| runner.set_baseline(*b));
+    }
 
     let on_cancel = {
         let runner = runner.clone();
@@ -109,7 +99,8 @@ pub fn App() -> Html {
         Callback::from(move |()| runner.start(&editor))
     };
     let on_run = use_link_sync(&editor, run_on_open, start);
-    let estimate = estimate::use_estimate(&editor, run.running(), runner::hardware_concurrency());
+    let estimate =
+        estimate::use_estimate(&editor, run.running, crate::pool::hardware_concurrency());
     {
         let ready = ready.clone();
         use_effect_with((), move |_| ready.set(true));
@@ -148,7 +139,7 @@ pub fn App() -> Html {
             let _ = download(
                 &format!("{}.json", exp.name),
                 "application/json",
-                &exp.to_json(),
+                &crate::json::experiment(exp),
             );
         })
     };
@@ -175,7 +166,6 @@ pub fn App() -> Html {
     if link::is_embed() {
         return embed_page(&editor, &run, run_button, *ready, estimate.as_deref());
     }
-    let (shown, results_name) = (shown(&run), results_name(&run));
     let status = status_line(&run, estimate.as_deref());
     let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
         if *field == FieldId::Whole {
@@ -208,7 +198,7 @@ pub fn App() -> Html {
                     { for presets::names().map(|n| html! { <option value={n} selected={current_preset == Some(n)}>{ n }</option> }) }
                 </select>
                 { run_button }
-                <button id="cancel" class="secondary" onclick={on_cancel.reform(|_| ())} disabled={!run.running()}>{ "Cancel" }</button>
+                <button id="cancel" class="secondary" onclick={on_cancel.reform(|_| ())} disabled={!run.running}>{ "Cancel" }</button>
                 { status }
                 <span class="share">
                     <button class="secondary" id="copy-link" onclick={copy_link}>{ if *copied == Some("link") { "Link copied" } else { "Copy link" } }</button>
@@ -218,11 +208,7 @@ pub fn App() -> Html {
             <p class="description">{ exp.description.clone() }</p>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
             if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
-            if let Some(r) = &shown {
-                <div class={classes!(run.running().then_some("stale"))}>
-                    <ResultsView results={r.clone()} name={results_name} baseline={baseline.clone()} />
-                </div>
-            }
+            <div id={bridge::HOST_ID} class={classes!(stale(&run))}></div>
             <HistoryList history={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
             <div class="panels">
                 <MachinePanel editor={editor.clone()} />
@@ -234,7 +220,7 @@ pub fn App() -> Html {
                 <div class="actions">
                     <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
                 </div>
-                <pre id="experiment-json" tabindex="0">{ exp.to_json() }</pre>
+                <pre id="experiment-json" tabindex="0">{ crate::json::experiment(exp) }</pre>
             </details>
             if *help_open {
                 <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
@@ -246,13 +232,12 @@ pub fn App() -> Html {
 /// `?embed`: only the chart, the table, Run and "Open in schedlab".
 fn embed_page(
     editor: &Editor,
-    run: &RunView,
+    run: &RunStatus,
     run_button: Html,
     ready: bool,
     estimate: Option<&str>,
 ) -> Html {
     let exp = &editor.experiment;
-    let results_name = results_name(run);
     html! {
         <main id="app" class="embed" data-ready={ready.to_string()}>
             <header class="embed-head">
@@ -262,60 +247,44 @@ fn embed_page(
                 <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
             </header>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
-            if let Some(r) = shown(run) {
-                <div class={classes!("embed-results", run.running().then_some("stale"))}>
-                    <Charts results={r.clone()} name={results_name} limit={2} />
-                    <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
-                </div>
-            } else {
+            <div id={bridge::HOST_ID} class={classes!("embed-results", stale(run))} hidden={!run.shown}></div>
+            if !run.shown {
                 <p class="hint">{ exp.description.clone() }</p>
             }
         </main>
     }
 }
 
-/// The results to show: the last ones stay (dimmed) while a new run goes,
-/// so nothing jumps.
-fn shown(run: &RunView) -> Option<Rc<RunResults>> {
-    run.results.clone().or_else(|| run.previous.clone())
-}
-
-fn results_name(run: &RunView) -> String {
-    run.experiment
-        .as_ref()
-        .map(|e| e.name.clone())
-        .unwrap_or_default()
+/// The results shown are dimmed while the next run goes.
+fn stale(run: &RunStatus) -> Option<&'static str> {
+    (run.running && run.shown).then_some("stale")
 }
 
 /// The run's state in words; with the time left while it runs, and the
 /// estimate of the next run when one is measured.
-fn status_line(run: &RunView, estimate: Option<&str>) -> Html {
+fn status_line(run: &RunStatus, estimate: Option<&str>) -> Html {
     let text = if let Some(e) = &run.error {
         return html! { <p id="run-error" class="status error" role="alert">{ format!("Run failed: {e}") }</p> };
-    } else if run.running() {
-        format!("{} of {} points", run.done(), run.outcomes.len())
+    } else if run.running {
+        format!("{} of {} points", run.done, run.points)
     } else if run.cancelled {
-        format!(
-            "cancelled after {} of {} points",
-            run.done(),
-            run.outcomes.len()
-        )
-    } else if run.results.is_some() {
-        format!("done: {} points", run.outcomes.len())
+        format!("cancelled after {} of {} points", run.done, run.points)
+    } else if run.finished {
+        format!("done: {} points", run.points)
     } else {
         "Ctrl+Enter runs".to_string()
     };
-    let workers = (run.running() || (run.results.is_some() && !run.cancelled)).then(
+    let workers = (run.running || (run.finished && !run.cancelled)).then(
         || html! { <span id="run-workers">{ format!(" on {} workers", run.workers) }</span> },
     );
     let left = run
-        .running()
+        .running
         .then(|| run.time_left(js_sys::Date::now()))
         .flatten()
         .map(|l| html! { <span id="run-left">{ format!(", {l}") }</span> });
-    let next = match (run.running(), estimate) {
+    let next = match (run.running, estimate) {
         (false, Some(e)) => {
-            let idle = run.experiment.is_none();
+            let idle = run.generation == 0;
             let words = if idle {
                 format!(": {e}")
             } else {
@@ -328,8 +297,8 @@ fn status_line(run: &RunView, estimate: Option<&str>) -> Html {
     // The bar is always there (hidden when idle), so the line never changes height.
     html! {
         <p id="run-status" class="status" role="status" data-run={run.generation.to_string()}>
-            <progress max="1" value={format!("{:.4}", run.fraction())}
-                class={classes!((!run.running()).then_some("idle"))} />
+            <progress max="1" value={format!("{:.4}", run.fraction)}
+                class={classes!((!run.running).then_some("idle"))} />
             <span class="status-text">{ text }{ for workers }{ for left }{ for next }</span>
         </p>
     }

@@ -52,7 +52,7 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
 /// The custom workload as the Workload panel's text shows it: the whole
 /// workload object, as it appears in the experiment JSON.
 pub fn program_text(c: &Custom) -> String {
-    c.to_json()
+    crate::json::custom(c)
 }
 
 /// A new workload; the sweep and per-variant changes it cannot take are

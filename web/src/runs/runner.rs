@@ -3,10 +3,10 @@
 //! points dealt round-robin; dropping the pool (Cancel, or the next run)
 //! terminates its workers at once.
 
-use crate::pool::Pool;
+use crate::pool::{hardware_concurrency, Pool};
 use crate::protocol::{Request, Response};
 use crate::run::{RunAction, RunView};
-use crate::state::Editor;
+use schedlab::experiment::Experiment;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -27,32 +27,28 @@ pub fn use_runner() -> Runner {
 }
 
 impl Runner {
-    pub fn running(&self) -> bool {
-        self.view.running()
-    }
-
-    /// Whether `editor`'s experiment can be run now: valid, and no run going.
-    pub fn can_start(&self, editor: &Editor) -> bool {
-        editor.is_valid() && !self.running()
-    }
-
-    /// Starts a run of `editor`'s experiment if [`Runner::can_start`];
-    /// returns whether it did.
-    pub fn start(&self, editor: &Editor) -> bool {
-        if !self.can_start(editor) {
-            return false;
-        }
+    /// Starts run `generation` of `exp` (the editor has checked it), in
+    /// place of any run going.
+    pub fn start(&self, exp: Experiment, generation: u64) {
         let run = &self.view;
-        let generation = run.generation + 1;
-        let exp = Rc::new(editor.experiment.clone());
+        let exp = Rc::new(exp);
+        // Dropping the previous pool terminates its workers.
+        *self.pool.borrow_mut() = None;
         let total = match exp.points() {
             Ok(p) => p.len(),
             Err(error) => {
+                run.dispatch(RunAction::Start {
+                    generation,
+                    experiment: exp.clone(),
+                    points: 0,
+                    workers: 0,
+                    started_ms: js_sys::Date::now(),
+                });
                 run.dispatch(RunAction::Failed {
                     generation,
                     error: error.to_string(),
                 });
-                return true;
+                return;
             }
         };
         let workers = hardware_concurrency().min(total).max(1);
@@ -63,8 +59,6 @@ impl Runner {
             workers,
             started_ms: js_sys::Date::now(),
         });
-        // Dropping the previous pool terminates its workers.
-        *self.pool.borrow_mut() = None;
         match Pool::start(workers, on_response(run.clone(), generation)) {
             Ok(p) => {
                 let json = serde_json::to_string(&*exp).expect("an experiment serialises");
@@ -81,7 +75,6 @@ impl Runner {
             }
             Err(error) => run.dispatch(RunAction::Failed { generation, error }),
         }
-        true
     }
 
     /// Stops the run at once: its workers are terminated mid-point.
@@ -89,12 +82,6 @@ impl Runner {
         *self.pool.borrow_mut() = None;
         self.view.dispatch(RunAction::Cancelled);
     }
-}
-
-pub fn hardware_concurrency() -> usize {
-    web_sys::window()
-        .map_or(1.0, |w| w.navigator().hardware_concurrency())
-        .max(1.0) as usize
 }
 
 /// What the workers' replies do to run `generation`.

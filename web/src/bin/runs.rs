@@ -1,0 +1,3 @@
+fn main() {
+    schedlab_web::runs::mount();
+}
