@@ -1051,3 +1051,61 @@ fn the_tick_counts_tasks_waiting_for_a_cpu() {
     let waiting = out.counters["sched.tick_waiting"];
     assert!((24..=33).contains(&waiting), "{waiting}");
 }
+
+/// The counters behind waweight-sysbench-mysql's curve, a line per point
+/// and variant (`cargo test --release -p schedlab mysql_curve_counters --
+/// --ignored --nocapture`): run-queue waiting (tasks waiting at a tick, on
+/// average over the machine), row-lock waits, futex waits and tasks woken,
+/// spin rounds and time, tasks that spun and slept, and migrations.
+#[test]
+#[ignore]
+fn mysql_curve_counters() {
+    println!("threads variant tps p95_ms rq_wait lockw/txn futex_wait/txn woken/txn spin_us/txn spin_won/txn spin_slept/txn migr/txn busy% overhead%");
+    for threads in [2u64, 5, 10, 20, 40, 80] {
+        for wa in [false, true] {
+            let b = bench(&format!(
+                r#"{{"kind":"sysbench","db":"mysql","threads":{threads},"duration_ms":120,"warmup_ms":20}}"#
+            ));
+            let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+            let built = b.build().unwrap();
+            let mut policy = PolicySpec::era(Era::V4_15);
+            policy.features.insert("WA_WEIGHT".into(), wa);
+            let cfg = SimConfig {
+                duration_ns: built.duration_ns,
+                measure_from_ns: built.measure_from_ns,
+                seed: 1,
+                ..SimConfig::new(topology, &policy, &built.spec).unwrap()
+            };
+            let tick = cfg.policy.tunables.tick_ns();
+            let out = Sim::new(&cfg).unwrap().run().unwrap();
+            let r = b.report(&out);
+            let c = |n: &str| out.counters.get(n).copied().unwrap_or(0) as f64;
+            let txns = mark_stats(&out, "txn").map_or(1, |m| m.count).max(1) as f64;
+            let migr: f64 = out
+                .counters
+                .iter()
+                .filter(|(k, _)| k.starts_with("migrations."))
+                .map(|(_, v)| *v as f64)
+                .sum();
+            let busy: u64 = out.cpu_time.iter().map(|t| t.busy_ns).sum();
+            let over: u64 = out.cpu_time.iter().map(|t| t.overhead_ns).sum();
+            let total: u64 = out.cpu_time.iter().map(|t| t.total()).sum();
+            println!(
+                "{threads} {} {:.0} {:.2} {:.1} {:.2} {:.2} {:.2} {:.2} {:.2} {:.2} {:.2} {:.1} {:.1}",
+                if wa { "WA_WEIGHT" } else { "NO_WA_WEIGHT" },
+                r.value,
+                detail(&r, "latency_p95_ms"),
+                c("sched.tick_waiting") * tick as f64 / out.end_ns as f64,
+                detail(&r, "lock_waits_per_txn"),
+                c("futex.wait") / txns,
+                c("futex.woken") / txns,
+                c("spin.ns") / 1000.0 / txns,
+                c("spin.acquired") / txns,
+                c("spin.slept") / txns,
+                migr / txns,
+                100.0 * busy as f64 / total.max(1) as f64,
+                100.0 * over as f64 / total.max(1) as f64,
+            );
+        }
+    }
+}
