@@ -1109,3 +1109,44 @@ fn mysql_curve_counters() {
         }
     }
 }
+
+#[test]
+fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
+    // Per read-write transaction: trx_sys->mutex at the read view's open,
+    // the first write and commit; lock_sys->mutex for each write's record
+    // lock and the release at commit. Each spins with MySQL's defaults and
+    // sleeps on an event every release sets (wake_all).
+    let sections = |db: &str, read_only: bool| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
+        ));
+        let built = b.build().unwrap();
+        let server = built
+            .spec
+            .tasks
+            .iter()
+            .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
+            .unwrap()
+            .clone();
+        let Op::Forever(body) = &server.program[0] else {
+            panic!("{:?}", server.program)
+        };
+        let mut n = (0, 0);
+        for op in body {
+            if let Op::SpinLock(s) = op {
+                assert!(s.wake_all && s.rounds == 30 && s.max_delay == 6);
+                assert_eq!(s.pauses_per_delay, 50);
+                match s.mutex.as_str() {
+                    "trx_sys" => n.0 += 1,
+                    "lock_sys" => n.1 += 1,
+                    m => panic!("{m}"),
+                }
+            }
+        }
+        n
+    };
+    // 16 transaction variants per connection.
+    assert_eq!(sections("mysql", false), (3 * 16, 5 * 16));
+    assert_eq!(sections("mysql", true), (0, 0));
+    assert_eq!(sections("pgsql", false), (0, 0));
+}
