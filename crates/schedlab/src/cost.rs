@@ -100,6 +100,12 @@ impl CostModel {
         self.costs.miss_ns[i].max(1)
     }
 
+    /// `pauses` PAUSE instructions back to back (a spin round's delay) at
+    /// the machine's clock: `pause_cycles` each.
+    pub fn pauses(&self, pauses: u64) -> u64 {
+        pauses * self.costs.pause_cycles * 1000 / self.costs.clock_mhz.max(1) as u64
+    }
+
     /// The waker's part of try_to_wake_up.
     pub fn wakeup(&self) -> u64 {
         self.costs.wakeup_ns

@@ -132,6 +132,10 @@ pub struct HwCosts {
     /// tasks whose data it holds add up to more, a task coming back to it
     /// finds part of its working set evicted.
     pub llc_kib: u64,
+    /// Latency of one PAUSE instruction (a spin-wait hint), cycles: about
+    /// 10 before Skylake, about 140 from Skylake on (Intel's optimization
+    /// manual). Spinning mutexes (`spin_lock`) delay in PAUSEs.
+    pub pause_cycles: u64,
 }
 
 impl Default for HwCosts {
@@ -156,6 +160,7 @@ impl Default for HwCosts {
             smt_throughput_pct: 125,
             mem_bw_mb_s: 37_500,
             llc_kib: 25 * 1024,
+            pause_cycles: 10,
         }
     }
 }
@@ -545,6 +550,12 @@ fn validate_costs(c: &HwCosts) -> Result<()> {
     if c.mlp == 0 {
         return Err(Error::invalid("costs.mlp must be at least 1"));
     }
+    if c.pause_cycles > 10_000 {
+        return Err(Error::invalid(format!(
+            "costs.pause_cycles is {}; it must be at most 10000",
+            c.pause_cycles
+        )));
+    }
     if !(100..=200).contains(&c.smt_throughput_pct) {
         return Err(Error::invalid(format!(
             "costs.smt_throughput_pct is {}; it must be 100..=200",
@@ -779,6 +790,8 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 // ~73% of peak; an 8-core Coffee Lake's 16 MB L3.
                 mem_bw_mb_s: 37_400,
                 llc_kib: 16 * 1024,
+                // Coffee Lake is a Skylake core: PAUSE about 140 cycles.
+                pause_cycles: 140,
                 ..base
             },
         ),

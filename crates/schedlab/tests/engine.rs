@@ -364,7 +364,10 @@ proptest! {
                     specs.push(format!(
                         r#"{{"name":"w{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"cond_wait":{{"cond":"c{i}","mutex":"m{i}"}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"mem":{{"bytes":65536}}}}]}}]}}"#));
                     specs.push(format!(
-                        r#"{{"name":"x{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
+                        r#"{{"name":"x{i}","program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","rounds":4,"wake_all":true}}}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
+                    // InnoDB's spin-then-sleep mutex, woken all at once.
+                    specs.push(format!(
+                        r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));
                 }
                 _ => {
                     let (x, y) = (chans.len(), chans.len() + 1);

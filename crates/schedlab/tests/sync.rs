@@ -243,3 +243,117 @@ fn runtime_ends_at_its_wall_time_when_preempted_where_run_ends_later() {
     let work = run(&topo, &json("compute"), None);
     assert!(interval(&work) > 12_900_000, "{}", interval(&work));
 }
+
+/// A holds the mutex for `hold_ns` from time 0; B, on another CPU, asks
+/// for it at 1 us with InnoDB's spin (MySQL's defaults: 30 rounds of a
+/// random 0-5 units of 50 PAUSEs).
+fn spin_pair(hold_ns: u64) -> String {
+    format!(
+        r#"{{"tasks":[
+          {{"name":"A","affinity":"0","program":[{{"lock":"m"}},{{"compute":{{"ns":{hold_ns}}}}},{{"mark":"a.out"}},{{"unlock":"m"}}]}},
+          {{"name":"B","affinity":"1","program":[{{"sleep":{{"ns":1000}}}},{{"mark":"b.ask"}},{{"spin_lock":{{"mutex":"m"}}}},{{"mark":"b.in"}},{{"unlock":"m"}}]}}]}}"#
+    )
+}
+
+/// The longest spin round at the default costs: 5 units x 50 PAUSEs x 10
+/// cycles at 3 GHz.
+const MAX_ROUND_NS: u64 = 5 * 50 * 10 * 1000 / 3000;
+
+#[test]
+fn a_spin_that_outlasts_the_holder_takes_the_mutex_without_sleeping() {
+    // MySQL 8.0's TTASEventMutex::spin_and_try_lock: is_free() finds the
+    // lock word clear within its spin rounds, try_lock() takes it; no
+    // sync-array wait. A's 5 us section ends inside B's spin (30 rounds
+    // average 12.5 us).
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(&topo, &spin_pair(5_000), None);
+    let (a_out, ask, b_in) = (
+        marks(&out, "a.out")[0],
+        marks(&out, "b.ask")[0],
+        marks(&out, "b.in")[0],
+    );
+    assert_eq!(counter(&out, "futex.wait"), 0);
+    assert_eq!(counter(&out, "futex.wake"), 0);
+    assert_eq!(counter(&out, "spin.acquired"), 1);
+    assert_eq!(counter(&out, "spin.slept"), 0);
+    // B got it within a round of the release, and the CPU it burned is
+    // the spin: from its request to its last round's end.
+    assert!(
+        b_in > a_out && b_in - a_out <= MAX_ROUND_NS + 200,
+        "a.out {a_out} b.in {b_in}"
+    );
+    let spun = counter(&out, "spin.ns");
+    assert!(
+        spun + 200 >= b_in - ask && spun <= b_in - ask,
+        "spun {spun} ns, asked {ask} got {b_in}"
+    );
+    // B's CPU was busy (user time) all along its spin.
+    assert!(out.cpu_time[1].busy_ns >= spun, "{:?}", out.cpu_time[1]);
+}
+
+#[test]
+fn a_spin_that_the_holder_outlasts_sleeps_in_futex_wait_after_its_rounds() {
+    // mutex_enter's slow path (TTASEventMutex::spin_and_try_lock, MySQL
+    // 8.0): all rounds spent, the thread reserves a sync-array cell and
+    // waits for the event; A's 200 us section outlasts the 30 rounds.
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(&topo, &spin_pair(200_000), None);
+    let (a_out, b_in) = (marks(&out, "a.out")[0], marks(&out, "b.in")[0]);
+    assert_eq!(counter(&out, "spin.rounds"), 30);
+    assert_eq!(counter(&out, "spin.slept"), 1);
+    assert_eq!(counter(&out, "futex.wait"), 1);
+    assert_eq!(counter(&out, "futex.wake"), 1);
+    let spun = counter(&out, "spin.ns");
+    assert!(spun > 0 && spun <= 30 * MAX_ROUND_NS, "spun {spun} ns");
+    // Woken by A's unlock, B takes it (a remote wakeup to an idle CPU).
+    assert!(
+        b_in > a_out && b_in - a_out < 10_000,
+        "a.out {a_out} b.in {b_in}"
+    );
+}
+
+#[test]
+fn a_spinner_sharing_the_holders_cpu_burns_its_slice_then_sleeps() {
+    // The holder preempted: A and B share CPU 0; B wakes at 1 us and
+    // gets the CPU from A, inside A's 20 ms section, by the time A's
+    // slice ends at the latest; it spins its 30 rounds while A cannot
+    // run, then sleeps, and A finishes. Spinning bought nothing.
+    let topo = machine(1, 1, 1, 1, HwCosts::default());
+    let json = r#"{"tasks":[
+      {"name":"A","program":[{"lock":"m"},{"compute":{"ns":20000000}},{"mark":"a.out"},{"unlock":"m"}]},
+      {"name":"B","program":[{"sleep":{"ns":1000}},{"spin_lock":{"mutex":"m"}},{"mark":"b.in"},{"unlock":"m"}]}]}"#;
+    let out = run(&topo, json, None);
+    assert_eq!(counter(&out, "spin.slept"), 1, "{:?}", out.counters);
+    assert_eq!(counter(&out, "spin.rounds"), 30);
+    assert_eq!(counter(&out, "spin.acquired"), 0);
+    assert_eq!(counter(&out, "futex.wait"), 1);
+    assert!(marks(&out, "b.in")[0] > marks(&out, "a.out")[0]);
+}
+
+#[test]
+fn an_innodb_event_wakes_every_sleeper_a_futex_one() {
+    // InnoDB's sync array (os_event_set broadcasts): a release wakes all
+    // threads asleep on the mutex; a futex mutex wakes one.
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let json = |all: bool| {
+        let waiter = |name: &str, cpu: usize| {
+            format!(
+                r#"{{"name":"{name}","affinity":"{cpu}","program":[{{"sleep":{{"ns":1000}}}},{{"spin_lock":{{"mutex":"m","rounds":0,"wake_all":{all}}}}},{{"compute":{{"ns":1000}}}},{{"unlock":"m"}}]}}"#
+            )
+        };
+        format!(
+            r#"{{"tasks":[{{"name":"A","affinity":"0","program":[{{"lock":"m"}},{{"compute":{{"ns":100000}}}},{{"unlock":"m"}}]}},{},{},{}]}}"#,
+            waiter("B", 1),
+            waiter("C", 2),
+            waiter("D", 3)
+        )
+    };
+    let all = run(&topo, &json(true), None);
+    let one = run(&topo, &json(false), None);
+    // One at a time: each unlock with sleepers wakes one (3 wakeups).
+    assert_eq!(counter(&one, "futex.woken"), 3);
+    // All at once: A's unlock wakes B, C, D; two find it taken and sleep
+    // again, and so on: more wakeups, and more waits.
+    assert!(counter(&all, "futex.woken") > 3, "{:?}", all.counters);
+    assert!(counter(&all, "futex.wait") > counter(&one, "futex.wait"));
+}

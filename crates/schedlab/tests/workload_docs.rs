@@ -72,6 +72,7 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             "runtime",
             "signal",
             "sleep",
+            "spin_lock",
             "timer",
             "unlock",
             "write"

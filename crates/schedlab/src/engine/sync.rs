@@ -21,6 +21,7 @@ use super::cpu::SegKind;
 use super::task::{Pending, TaskState, Wait};
 use super::Sim;
 use crate::cost::WORK_SCALE;
+use rand_core::RngCore;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Default)]
@@ -30,6 +31,15 @@ pub(crate) struct Mutex {
     pub waiters: VecDeque<usize>,
     /// The CPU that last wrote the mutex's line.
     pub last_cpu: Option<usize>,
+}
+
+/// A `spin_lock`'s parameters (`Insn::SpinLock`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spin {
+    pub rounds: u32,
+    pub max_delay: u64,
+    pub pauses_per_delay: u64,
+    pub wake_all: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -99,6 +109,47 @@ impl Sim {
         }
     }
 
+    /// `spin_lock`, as InnoDB's TTASEventMutex::enter (MySQL 8.0): takes
+    /// the mutex if free; else, in user space, spins a round (ut_delay of
+    /// a random 0..max_delay units of PAUSEs, then a look at the lock
+    /// word) and tries again, up to `rounds` rounds; then the futex wait of
+    /// `lock` (sync_array_wait_event). Woken, it spins again. The spin's
+    /// time is user time on the CPU, counted in `spin.ns`.
+    pub(super) fn spin_lock(&mut self, cpu: usize, task: usize, m: usize, spin: Spin) {
+        let t = &self.tasks[task];
+        if self.mutexes[m].owner.is_none() {
+            if t.spins > 0 {
+                let id = self.counters.id("spin.acquired");
+                self.counters.bump(id);
+            }
+            self.tasks[task].spins = 0;
+            self.lock(cpu, task, m);
+        } else if !t.in_syscall && t.spins < spin.rounds {
+            self.tasks[task].spins += 1;
+            // The MySQL manual: an integer from 0 up to but not including
+            // innodb_spin_wait_delay, times the pause multiplier.
+            let units = if spin.max_delay == 0 {
+                0
+            } else {
+                self.tasks[task].rng.next_u64() % spin.max_delay
+            };
+            // At least the look at the lock word: a load from L1.
+            let ns = self.cost.pauses(units * spin.pauses_per_delay).max(1);
+            let id = self.counters.id("spin.rounds");
+            self.counters.bump(id);
+            let id = self.counters.id("spin.ns");
+            self.counters.add(id, ns);
+            self.start_segment(cpu, SegKind::User, ns, Pending::None);
+        } else {
+            if !t.in_syscall {
+                let id = self.counters.id("spin.slept");
+                self.counters.bump(id);
+            }
+            self.tasks[task].wake_all = spin.wake_all;
+            self.wait_or_enter(cpu, task, Wait::Lock(m));
+        }
+    }
+
     /// `unlock`: releases the mutex; a futex wake if anyone waits.
     pub(super) fn unlock(&mut self, cpu: usize, m: usize) {
         self.mutexes[m].owner = None;
@@ -114,8 +165,23 @@ impl Sim {
         }
     }
 
-    pub(super) fn pop_mutex_waiter(&mut self, m: usize) -> Option<usize> {
-        self.mutexes[m].waiters.pop_front()
+    /// The waiters an unlock's futex wake takes: the oldest; if it sleeps
+    /// in a `spin_lock` with `wake_all` (InnoDB's event), every such sleeper.
+    pub(super) fn pop_mutex_waiters(&mut self, m: usize) -> Vec<usize> {
+        let Some(first) = self.mutexes[m].waiters.pop_front() else {
+            return Vec::new();
+        };
+        let mut woken = vec![first];
+        if self.tasks[first].wake_all {
+            let tasks = &self.tasks;
+            let (all, rest): (VecDeque<usize>, VecDeque<usize>) = self.mutexes[m]
+                .waiters
+                .iter()
+                .partition(|&&w| tasks[w].wake_all);
+            self.mutexes[m].waiters = rest;
+            woken.extend(all);
+        }
+        woken
     }
 
     /// `cond_wait`: registers on the condition variable, releases the

@@ -134,7 +134,7 @@ pub(crate) struct Task {
     /// Blocked inside a read or write: the retry pays no syscall entry.
     pub(crate) in_syscall: bool,
     timer_gen: u64,
-    rng: Pcg32,
+    pub(crate) rng: Pcg32,
     last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
     /// When the task was last woken and has not run since, and whether
@@ -170,6 +170,11 @@ pub(crate) struct Task {
     pub(crate) mem_share: Option<u64>,
     /// Signalled or released while still entering a cond or barrier wait.
     pub(crate) released: bool,
+    /// Spin rounds done in the current `spin_lock` since it began or the
+    /// task last woke from its futex wait.
+    pub(crate) spins: u32,
+    /// Asleep in a `spin_lock` whose release wakes every such sleeper.
+    pub(crate) wake_all: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -324,6 +329,8 @@ impl Sim {
             runtime_until: None,
             mem_share: None,
             released: false,
+            spins: 0,
+            wake_all: false,
         });
         self.ents.push(Entity::new(weight, self.now));
         let placed = match self.workload.templates[tpl].start_cpu {
@@ -632,6 +639,22 @@ impl Sim {
                     self.lock(cpu, task, m);
                     return;
                 }
+                Insn::SpinLock {
+                    mutex,
+                    rounds,
+                    max_delay,
+                    pauses_per_delay,
+                    wake_all,
+                } => {
+                    let spin = super::sync::Spin {
+                        rounds: rounds as u32,
+                        max_delay: max_delay as u64,
+                        pauses_per_delay: pauses_per_delay as u64,
+                        wake_all,
+                    };
+                    self.spin_lock(cpu, task, mutex as usize, spin);
+                    return;
+                }
                 Insn::Unlock(m) => {
                     self.tasks[task].pc += 1;
                     self.unlock(cpu, m);
@@ -796,12 +819,12 @@ impl Sim {
                 self.continue_or_preempt(cpu);
             }
             Pending::WakeMutex(m) => {
-                let w = self.pop_mutex_waiter(m);
-                self.wake_then(cpu, task, w.into_iter().collect(), Pending::None);
+                let w = self.pop_mutex_waiters(m);
+                self.wake_then(cpu, task, w, Pending::None);
             }
             Pending::WakeMutexThenPark { mutex, wait } => {
-                let w = self.pop_mutex_waiter(mutex);
-                self.wake_then(cpu, task, w.into_iter().collect(), Pending::Park(wait));
+                let w = self.pop_mutex_waiters(mutex);
+                self.wake_then(cpu, task, w, Pending::Park(wait));
             }
             Pending::Park(wait) => {
                 if std::mem::take(&mut self.tasks[task].released) {
@@ -937,6 +960,8 @@ impl Sim {
             Wait::Lock(m) => {
                 self.note_futex_wait();
                 self.mutexes[m].waiters.push_back(task);
+                // Woken, a spinning lock spins again before sleeping again.
+                self.tasks[task].spins = 0;
                 // Woken, it retries the atomic in user space first.
                 self.tasks[task].in_syscall = false;
             }

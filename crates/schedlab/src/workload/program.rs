@@ -135,6 +135,14 @@ pub enum Op {
     /// Take the named mutex (pthread_mutex_lock): an atomic on its cache
     /// line when free, else a futex wait until an unlock wakes the task.
     Lock(String),
+    /// Take the named mutex spinning first, as InnoDB's mutexes do
+    /// (TTASEventMutex::enter in MySQL 8.0, mutex_spin_wait in 5.6): while
+    /// it is taken, up to `rounds` spin rounds in user space, each a
+    /// delay of a uniform random 0..`max_delay` (exclusive) units of
+    /// `pauses_per_delay` PAUSE instructions (ut_delay) followed by a
+    /// look at the mutex; still taken after the last round, a futex wait
+    /// as `lock`'s. Woken, the task spins again before it sleeps again.
+    SpinLock(SpinLockSpec),
     /// Release the named mutex; wakes one waiter (futex wake) if any.
     Unlock(String),
     /// pthread_cond_wait: holding `mutex`, release it and sleep until a
@@ -148,6 +156,47 @@ pub enum Op {
     /// Wait until every task that uses the named barrier has arrived.
     Barrier(String),
 }
+
+/// A spin-then-block mutex acquisition; the defaults are MySQL's
+/// (innodb_sync_spin_loops, innodb_spin_wait_delay,
+/// innodb_spin_wait_pause_multiplier).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpinLockSpec {
+    pub mutex: String,
+    /// Spin rounds before sleeping (innodb_sync_spin_loops: 30).
+    #[serde(default = "default_spin_rounds")]
+    pub rounds: u32,
+    /// Each round delays a uniform random 0..max_delay units, max_delay
+    /// excluded (innodb_spin_wait_delay: 6, so 0 to 5 units).
+    #[serde(default = "default_spin_max_delay")]
+    pub max_delay: u32,
+    /// PAUSE instructions per delay unit (innodb_spin_wait_pause_multiplier:
+    /// 50; 5.7's ut_delay loops 50 times per unit too).
+    #[serde(default = "default_pauses_per_delay")]
+    pub pauses_per_delay: u32,
+    /// Sleepers wait on one event that a release sets for all of them
+    /// (InnoDB's sync array: os_event_set broadcasts), so a release wakes
+    /// every task asleep in a `spin_lock` with `wake_all` on this mutex;
+    /// false: one, as a futex mutex does.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub wake_all: bool,
+}
+
+pub fn default_spin_rounds() -> u32 {
+    30
+}
+pub fn default_spin_max_delay() -> u32 {
+    6
+}
+pub fn default_pauses_per_delay() -> u32 {
+    50
+}
+
+/// Spin parameters at most these (far beyond MySQL's own ranges' useful
+/// part: innodb_sync_spin_loops and innodb_spin_wait_delay are 0..2^32 but
+/// a round of 6 x 50 PAUSEs is already about a microsecond).
+pub const SPIN_LIMIT: u32 = 65_535;
 
 /// rt-app's default `mem_buffer_size`: 4 MiB per thread.
 pub fn default_mem_buffer() -> u64 {
@@ -259,6 +308,14 @@ pub enum Insn {
         buffer: u64,
     },
     Lock(usize),
+    /// Spin, then futex wait (see [`Op::SpinLock`]).
+    SpinLock {
+        mutex: u32,
+        rounds: u16,
+        max_delay: u16,
+        pauses_per_delay: u16,
+        wake_all: bool,
+    },
     Unlock(usize),
     /// Release `mutex` and sleep on `cond`; a `Lock(mutex)` follows.
     CondWait {
@@ -321,6 +378,7 @@ fn takes_time(op: &Op) -> bool {
         | Op::Runtime(_)
         | Op::Mem { .. }
         | Op::Lock(_)
+        | Op::SpinLock(_)
         | Op::Unlock(_)
         | Op::CondWait { .. }
         | Op::Signal(_)
@@ -643,6 +701,32 @@ impl Workload {
                     self.held.push(m);
                     code.push(Insn::Lock(m));
                 }
+                Op::SpinLock(s) => {
+                    let name = &s.mutex;
+                    let m = slot(&mut self.mutexes, name, &fail)?;
+                    if self.held.contains(&m) {
+                        return Err(fail(format!(
+                            "the task already holds mutex {name:?} here (locking it again would deadlock)"
+                        )));
+                    }
+                    for (what, v) in [
+                        ("rounds", s.rounds),
+                        ("max_delay", s.max_delay),
+                        ("pauses_per_delay", s.pauses_per_delay),
+                    ] {
+                        if v > SPIN_LIMIT {
+                            return Err(fail(format!("{what} {v} is over {SPIN_LIMIT}")));
+                        }
+                    }
+                    self.held.push(m);
+                    code.push(Insn::SpinLock {
+                        mutex: m as u32,
+                        rounds: s.rounds as u16,
+                        max_delay: s.max_delay as u16,
+                        pauses_per_delay: s.pauses_per_delay as u16,
+                        wake_all: s.wake_all,
+                    });
+                }
                 Op::Unlock(name) => {
                     let m = slot(&mut self.mutexes, name, &fail)?;
                     let Some(i) = self.held.iter().position(|&h| h == m) else {
@@ -737,6 +821,7 @@ impl Op {
             Op::Runtime(_) => "runtime",
             Op::Mem { .. } => "mem",
             Op::Lock(_) => "lock",
+            Op::SpinLock(_) => "spin_lock",
             Op::Unlock(_) => "unlock",
             Op::CondWait { .. } => "cond_wait",
             Op::Signal(_) => "signal",
@@ -814,6 +899,52 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("a loop needs a count of at least 1"), "{err}");
+    }
+
+    #[test]
+    fn spin_lock_compiles_with_mysqls_defaults_and_errors_say_where() {
+        let w = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"conn","program":[{"spin_lock":{"mutex":"lock_sys"}},{"compute":{"ns":500}},{"unlock":"lock_sys"}]}]}"#),
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            w.templates[0].code[0],
+            Insn::SpinLock {
+                mutex: 0,
+                rounds: 30,
+                max_delay: 6,
+                pauses_per_delay: 50,
+                wake_all: false
+            }
+        );
+        let err = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"conn","program":[{"forever":[{"spin_lock":{"mutex":"m","rounds":70000}},{"unlock":"m"}]}]}]}"#),
+            2,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "tasks[0].program[0].forever[0] (task \"conn\", spin_lock): rounds 70000 is over 65535"
+        );
+        let err = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"conn","program":[{"lock":"m"},{"spin_lock":{"mutex":"m"}},{"unlock":"m"}]}]}"#),
+            2,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("tasks[0].program[1] (task \"conn\", spin_lock): the task already holds mutex \"m\""), "{err}");
+        let err = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"conn","program":[{"spin_lock":{"mutex":""}}]}]}"#),
+            2,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "tasks[0].program[0] (task \"conn\", spin_lock): needs a name"
+        );
     }
 
     #[test]

@@ -1051,3 +1051,102 @@ fn the_tick_counts_tasks_waiting_for_a_cpu() {
     let waiting = out.counters["sched.tick_waiting"];
     assert!((24..=33).contains(&waiting), "{waiting}");
 }
+
+/// The counters behind waweight-sysbench-mysql's curve, a line per point
+/// and variant (`cargo test --release -p schedlab mysql_curve_counters --
+/// --ignored --nocapture`): run-queue waiting (tasks waiting at a tick, on
+/// average over the machine), row-lock waits, futex waits and tasks woken,
+/// spin rounds and time, tasks that spun and slept, and migrations.
+#[test]
+#[ignore]
+fn mysql_curve_counters() {
+    println!("threads variant tps p95_ms rq_wait lockw/txn futex_wait/txn woken/txn spin_us/txn spin_won/txn spin_slept/txn migr/txn busy% overhead%");
+    for threads in [2u64, 5, 10, 20, 40, 80] {
+        for wa in [false, true] {
+            let b = bench(&format!(
+                r#"{{"kind":"sysbench","db":"mysql","threads":{threads},"duration_ms":120,"warmup_ms":20}}"#
+            ));
+            let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+            let built = b.build().unwrap();
+            let mut policy = PolicySpec::era(Era::V4_15);
+            policy.features.insert("WA_WEIGHT".into(), wa);
+            let cfg = SimConfig {
+                duration_ns: built.duration_ns,
+                measure_from_ns: built.measure_from_ns,
+                seed: 1,
+                ..SimConfig::new(topology, &policy, &built.spec).unwrap()
+            };
+            let tick = cfg.policy.tunables.tick_ns();
+            let out = Sim::new(&cfg).unwrap().run().unwrap();
+            let r = b.report(&out);
+            let c = |n: &str| out.counters.get(n).copied().unwrap_or(0) as f64;
+            let txns = mark_stats(&out, "txn").map_or(1, |m| m.count).max(1) as f64;
+            let migr: f64 = out
+                .counters
+                .iter()
+                .filter(|(k, _)| k.starts_with("migrations."))
+                .map(|(_, v)| *v as f64)
+                .sum();
+            let busy: u64 = out.cpu_time.iter().map(|t| t.busy_ns).sum();
+            let over: u64 = out.cpu_time.iter().map(|t| t.overhead_ns).sum();
+            let total: u64 = out.cpu_time.iter().map(|t| t.total()).sum();
+            println!(
+                "{threads} {} {:.0} {:.2} {:.1} {:.2} {:.2} {:.2} {:.2} {:.2} {:.2} {:.2} {:.1} {:.1}",
+                if wa { "WA_WEIGHT" } else { "NO_WA_WEIGHT" },
+                r.value,
+                detail(&r, "latency_p95_ms"),
+                c("sched.tick_waiting") * tick as f64 / out.end_ns as f64,
+                detail(&r, "lock_waits_per_txn"),
+                c("futex.wait") / txns,
+                c("futex.woken") / txns,
+                c("spin.ns") / 1000.0 / txns,
+                c("spin.acquired") / txns,
+                c("spin.slept") / txns,
+                migr / txns,
+                100.0 * busy as f64 / total.max(1) as f64,
+                100.0 * over as f64 / total.max(1) as f64,
+            );
+        }
+    }
+}
+
+#[test]
+fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
+    // Per read-write transaction: trx_sys->mutex at the read view's open,
+    // the first write and commit; lock_sys->mutex for each write's record
+    // lock and the release at commit. Each spins with MySQL's defaults and
+    // sleeps on an event every release sets (wake_all).
+    let sections = |db: &str, read_only: bool| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
+        ));
+        let built = b.build().unwrap();
+        let server = built
+            .spec
+            .tasks
+            .iter()
+            .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
+            .unwrap()
+            .clone();
+        let Op::Forever(body) = &server.program[0] else {
+            panic!("{:?}", server.program)
+        };
+        let mut n = (0, 0);
+        for op in body {
+            if let Op::SpinLock(s) = op {
+                assert!(s.wake_all && s.rounds == 30 && s.max_delay == 6);
+                assert_eq!(s.pauses_per_delay, 50);
+                match s.mutex.as_str() {
+                    "trx_sys" => n.0 += 1,
+                    "lock_sys" => n.1 += 1,
+                    m => panic!("{m}"),
+                }
+            }
+        }
+        n
+    };
+    // 16 transaction variants per connection.
+    assert_eq!(sections("mysql", false), (3 * 16, 5 * 16));
+    assert_eq!(sections("mysql", true), (0, 0));
+    assert_eq!(sections("pgsql", false), (0, 0));
+}
