@@ -47,6 +47,16 @@ pub fn wide_mul(a: i64, b: i64) -> i128 {
     }
 }
 
+/// `a * b` for 128-bit operands, multiplying in 64 bits when both fit
+/// there and the product does ([`wide_mul`]).
+#[inline]
+pub fn mul_i128(a: i128, b: i128) -> i128 {
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(a), Ok(b)) => wide_mul(a, b),
+        _ => a * b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +78,10 @@ mod tests {
             prop_assert_eq!(mul_shr(a, b, shift), ((a as u128 * b as u128) >> shift) as u64);
             prop_assert!(!mul_fits(a, b) || a.checked_mul(b).is_some());
             prop_assert_eq!(wide_mul(x, y), x as i128 * y as i128);
+            // An operand beyond 64 bits takes the 128-bit path.
+            let (big, small) = (((x >> 24) as i128) << 40, (y >> 20) as i128);
+            prop_assert_eq!(mul_i128(big, small), big * small);
+            prop_assert_eq!(mul_i128(x as i128, a as i128), x as i128 * a as i128);
             prop_assert_eq!(wide_mul(x >> 20, y >> 30), (x >> 20) as i128 * (y >> 30) as i128);
         }
     }

@@ -905,11 +905,11 @@ impl Sim {
     /// Wakes every waiter of a channel; the waker pays for each wakeup
     /// (and its placement's idle-CPU scan) before continuing.
     fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>, sync: bool) {
-        self.wake_each(cpu, waiters.into_iter().map(|w| (w, sync)).collect());
+        self.wake_each(cpu, waiters.into_iter().map(|w| (w, sync)));
     }
 
     /// [`Self::wake_all`] with each waiter's own sync hint.
-    fn wake_each(&mut self, cpu: usize, waiters: Vec<(usize, bool)>) {
+    fn wake_each(&mut self, cpu: usize, waiters: impl IntoIterator<Item = (usize, bool)>) {
         let mut woken = 0;
         self.wakeup_scan_ns = 0;
         for (w, sync) in waiters {

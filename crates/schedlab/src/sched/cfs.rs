@@ -254,10 +254,7 @@ impl CfsRq {
         if self.eevdf && candidate > self.min_vruntime {
             // The keys are relative to min_vruntime (avg_vruntime_update).
             let d = candidate - self.min_vruntime;
-            self.avg_vruntime -= match (i64::try_from(self.avg_load), i64::try_from(d)) {
-                (Ok(l), Ok(d)) => crate::arith::wide_mul(l, d),
-                _ => self.avg_load as i128 * d as i128,
-            };
+            self.avg_vruntime -= crate::arith::mul_i128(self.avg_load as i128, d as i128);
         }
         self.min_vruntime = self.min_vruntime.max(candidate);
     }

@@ -13,14 +13,6 @@
 use super::{calc_delta_fair, CfsRq, Entity, TaskId};
 use crate::policy::{Feature, FeatureSet, KernelPolicy};
 
-/// key x factor, multiplied in 64 bits when that is exact (crate::arith).
-fn key_times(key: i64, factor: i128) -> i128 {
-    match i64::try_from(factor) {
-        Ok(f) => crate::arith::wide_mul(key, f),
-        Err(_) => key as i128 * factor,
-    }
-}
-
 impl CfsRq {
     /// (vruntime - min_vruntime) as a signed key (entity_key).
     fn entity_key(&self, vruntime: u64) -> i64 {
@@ -29,7 +21,7 @@ impl CfsRq {
 
     /// entity_key x weight: one entity's term of avg_vruntime.
     fn weighted_key(&self, e: &Entity) -> i128 {
-        key_times(self.entity_key(e.vruntime), e.weight as i128)
+        crate::arith::mul_i128(self.entity_key(e.vruntime) as i128, e.weight as i128)
     }
 
     pub(super) fn avg_add(&mut self, e: &Entity) {
@@ -69,7 +61,7 @@ impl CfsRq {
     /// tested without the division (vruntime_eligible).
     pub fn vruntime_eligible(&self, vruntime: u64, ents: &[Entity]) -> bool {
         let (avg, load) = self.avg_with_curr(ents);
-        avg >= key_times(self.entity_key(vruntime), load)
+        avg >= crate::arith::mul_i128(self.entity_key(vruntime) as i128, load)
     }
 
     pub fn entity_eligible(&self, id: TaskId, ents: &[Entity]) -> bool {
