@@ -277,11 +277,16 @@ pub enum Counter {
     /// A TCP writer blocked while its reader had emptied the queue and
     /// held its ACK: the delayed-ACK timer's ACK, taken at once.
     TcpDelayedAck,
+    /// A wakeup preempted the task running where the wakee was queued
+    /// (check_preempt_wakeup): the waker itself, on its own CPU, or the
+    /// task on another CPU.
+    WakeupPreemptWakerCpu,
+    WakeupPreemptOtherCpu,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 19] = [
+    pub const FIXED: [Counter; 21] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -301,6 +306,8 @@ impl Counter {
         Counter::TcpAck,
         Counter::TcpAckWakeup,
         Counter::TcpDelayedAck,
+        Counter::WakeupPreemptWakerCpu,
+        Counter::WakeupPreemptOtherCpu,
     ];
 }
 
@@ -344,6 +351,8 @@ impl fmt::Display for Counter {
             Counter::TcpAck => f.write_str("tcp.acks"),
             Counter::TcpAckWakeup => f.write_str("tcp.ack_wakeups"),
             Counter::TcpDelayedAck => f.write_str("tcp.delayed_acks"),
+            Counter::WakeupPreemptWakerCpu => f.write_str("sched.wakeup_preempt.waker_cpu"),
+            Counter::WakeupPreemptOtherCpu => f.write_str("sched.wakeup_preempt.other_cpu"),
         }
     }
 }

@@ -176,6 +176,36 @@ fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     );
 }
 
+/// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a task woken after a
+/// long sleep keeps half a latency period of sleeper credit (place_entity),
+/// more than the wakeup granularity, so it preempts whatever runs where it
+/// is queued. The counters say whose CPU that was: the waker's own (B waits
+/// on A's CPU) or another (B waits on CPU 1, where C computes).
+#[test]
+fn a_wakeup_that_preempts_is_counted_by_whose_cpu_it_preempted() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let workload = |b_cpu: &str| {
+        format!(
+            r#"{{"channels":[{{"kind":"pipe"}}],"tasks":[
+              {{"name":"A","affinity":"0","program":[{{"compute":{{"ns":20000000}}}},{{"write":{{"chan":0,"bytes":1}}}},{{"compute":{{"ns":5000000}}}}]}},
+              {{"name":"B","affinity":"{b_cpu}","program":[{{"read":{{"chan":0,"bytes":1}}}},{{"compute":{{"ns":1000}}}}]}},
+              {{"name":"C","affinity":"1","program":[{{"compute":{{"ns":30000000}}}}]}}]}}"#
+        )
+    };
+    let count = |out: &RunOutput, name: &str| out.counters.get(name).copied().unwrap_or(0);
+    let on_waker = run(&topo, Era::V4_15, &workload("0"), 1, None);
+    assert_eq!(count(&on_waker, "sched.wakeup_preempt.waker_cpu"), 1);
+    assert_eq!(count(&on_waker, "sched.wakeup_preempt.other_cpu"), 0);
+    let elsewhere = run(&topo, Era::V4_15, &workload("1"), 1, None);
+    assert_eq!(count(&elsewhere, "sched.wakeup_preempt.waker_cpu"), 0);
+    assert_eq!(count(&elsewhere, "sched.wakeup_preempt.other_cpu"), 1);
+    // Without WAKEUP_PREEMPTION the wakee waits for the tick: nothing counted.
+    let mut policy = PolicySpec::era(Era::V4_15);
+    policy.features.insert("WAKEUP_PREEMPTION".into(), false);
+    let off = run_with(&topo, policy, &workload("0"), 1, None);
+    assert_eq!(count(&off, "sched.wakeup_preempt.waker_cpu"), 0);
+}
+
 /// rebalance_domains runs in the tick's softirq on the CPU that balances:
 /// a task computing there finishes later by exactly the balancing time its
 /// CPU reports, and with free cache misses (nothing to price) not at all.

@@ -111,6 +111,8 @@ struct CounterIds {
     /// `ttwu.remote.<distance>`, by `CpuDistance::cost_index`.
     ttwu_remote_at: [usize; 4],
     ipi_sent: usize,
+    /// `sched.wakeup_preempt.other_cpu` and `.waker_cpu`.
+    wakeup_preempt: [usize; 2],
     ttwu_sync: usize,
     switches: usize,
     tick_waiting: usize,
@@ -132,6 +134,11 @@ impl CounterIds {
             ttwu_remote: c.id(&Counter::TtwuRemote.to_string()),
             ttwu_remote_at: Distance::ALL.map(|d| c.id(&Counter::TtwuRemoteAt(d).to_string())),
             ipi_sent: c.id(&Counter::IpiSent.to_string()),
+            wakeup_preempt: [
+                Counter::WakeupPreemptOtherCpu,
+                Counter::WakeupPreemptWakerCpu,
+            ]
+            .map(|k| c.id(&k.to_string())),
             ttwu_sync: c.id(&Counter::TtwuSync.to_string()),
             switches: c.id(&Counter::Switches.to_string()),
             tick_waiting: c.id(&Counter::TickWaiting.to_string()),

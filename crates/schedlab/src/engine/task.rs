@@ -1053,7 +1053,8 @@ impl Sim {
         if target == this {
             self.counters.bump(self.ids.ttwu_local);
             self.activate(task, target);
-            self.notify_enqueued(target, task, false, sync);
+            let preempted = self.notify_enqueued(target, task, false, sync);
+            self.count_wakeup_preempt(preempted, true);
             return true;
         }
         self.counters.bump(self.ids.ttwu_remote);
@@ -1071,7 +1072,8 @@ impl Sim {
             );
         } else {
             self.activate(task, target);
-            self.notify_enqueued(target, task, true, sync);
+            let preempted = self.notify_enqueued(target, task, true, sync);
+            self.count_wakeup_preempt(preempted, false);
         }
         true
     }
@@ -1098,7 +1100,17 @@ impl Sim {
             target: cpu,
             reason: Reason::Delayed,
         });
-        self.notify_enqueued(cpu, task, cpu != this, false);
+        let preempted = self.notify_enqueued(cpu, task, cpu != this, false);
+        self.count_wakeup_preempt(preempted, cpu == this);
+    }
+
+    /// Counts a wakeup that preempted the running task, by whether that was
+    /// the waker on its own CPU.
+    fn count_wakeup_preempt(&mut self, preempted: bool, on_waker_cpu: bool) {
+        if preempted {
+            let id = self.ids.wakeup_preempt[usize::from(on_waker_cpu)];
+            self.counters.bump(id);
+        }
     }
 
     /// Whether a remote wakeup goes through the target's wake list and an
@@ -1114,7 +1126,8 @@ impl Sim {
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
         self.cpus[cpu].wake_pending -= 1;
         self.activate(task, cpu);
-        self.notify_enqueued(cpu, task, false, false);
+        let preempted = self.notify_enqueued(cpu, task, false, false);
+        self.count_wakeup_preempt(preempted, false);
     }
 
     /// Makes a woken task runnable on `cpu`: moves its vruntime and load
@@ -1211,8 +1224,10 @@ impl Sim {
     /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt
     /// its current task if the woken one should run first. `remote` means
     /// the enqueuer is another CPU, which needs an IPI to do either.
-    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool, sync: bool) {
+    /// Returns whether the current task is preempted.
+    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool, sync: bool) -> bool {
         let ipi = if remote { self.cost.ipi_latency() } else { 0 };
+        let mut preempted = false;
         match self.cpus[cpu].state {
             CpuState::Idle => {
                 if remote && !self.cpus[cpu].kick_pending {
@@ -1224,6 +1239,7 @@ impl Sim {
             CpuState::ExitingIdle | CpuState::Balancing => {}
             CpuState::Running => {
                 if self.check_preempt_wakeup(cpu, task, sync) {
+                    preempted = true;
                     if remote {
                         self.counters.bump(self.ids.ipi_sent);
                         self.queue.push(self.now + ipi, Event::Resched { cpu });
@@ -1233,5 +1249,6 @@ impl Sim {
                 }
             }
         }
+        preempted
     }
 }

@@ -1150,3 +1150,55 @@ fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
     assert_eq!(sections("mysql", true), (0, 0));
     assert_eq!(sections("pgsql", false), (0, 0));
 }
+
+/// Issue 18 item 5: where WA_WEIGHT's time goes in hackbench -g 20 run
+/// long (`cargo test --release -p schedlab hackbench_wa_weight_counters --
+/// --ignored --nocapture`): run time, CPU time by kind, and the wakeup
+/// counters.
+#[test]
+#[ignore]
+fn hackbench_wa_weight_counters() {
+    println!("loops variant secs busy_s overhead_s idle_s newidle_s switches preempt_waker_cpu preempt_other_cpu ipis local remote other_node wake_lat_us");
+    for loops in [100u64, 1000] {
+        for wa in [false, true] {
+            let b = bench(&format!(
+                r#"{{"kind":"hackbench","groups":20,"loops":{loops},"fds":20,"datasize":100,"pipe":false,"threads":false}}"#
+            ));
+            let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+            let built = b.build().unwrap();
+            let mut policy = PolicySpec::era(Era::V4_15);
+            policy.features.insert("WA_WEIGHT".into(), wa);
+            let cfg = SimConfig {
+                duration_ns: built.duration_ns,
+                measure_from_ns: built.measure_from_ns,
+                seed: 1,
+                ..SimConfig::new(topology, &policy, &built.spec).unwrap()
+            };
+            let out = Sim::new(&cfg).unwrap().run().unwrap();
+            let r = b.report(&out);
+            let c = |n: &str| out.counters.get(n).copied().unwrap_or(0);
+            let sum = |f: fn(&crate::engine::stats::CpuTime) -> u64| {
+                out.cpu_time.iter().map(f).sum::<u64>() as f64 / 1e9
+            };
+            let lat: u64 = out.tasks.iter().map(|t| t.wakeup_latency.sum_ns).sum();
+            let n: u64 = out.tasks.iter().map(|t| t.wakeup_latency.count).sum();
+            println!(
+                "{loops} {} {:.4} {:.3} {:.3} {:.3} {:.3} {} {} {} {} {} {} {} {:.2}",
+                if wa { "WA_WEIGHT" } else { "NO_WA_WEIGHT" },
+                r.value,
+                sum(|t| t.busy_ns),
+                sum(|t| t.overhead_ns),
+                sum(|t| t.idle_ns),
+                sum(|t| t.newidle_balance_ns),
+                c("sched.switches"),
+                c("sched.wakeup_preempt.waker_cpu"),
+                c("sched.wakeup_preempt.other_cpu"),
+                c("ipi.sent"),
+                c("ttwu.local"),
+                c("ttwu.remote"),
+                c("ttwu.remote.other_node"),
+                lat as f64 / n.max(1) as f64 / 1000.0,
+            );
+        }
+    }
+}
