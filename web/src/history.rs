@@ -105,6 +105,7 @@ impl Record {
                     text: BTreeMap::new(),
                     // The history keeps values and spreads only.
                     wakeup_latency: BTreeMap::new(),
+                    cpu: BTreeMap::new(),
                 })
                 .collect(),
             counters: BTreeMap::new(),

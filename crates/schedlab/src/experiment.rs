@@ -9,7 +9,7 @@
 //! [`assemble`] turns the points' outcomes into [`Results`]. The same
 //! experiment gives the same results however the points are scheduled.
 
-use crate::engine::stats::{LatencyHist, TraceEvent, TraceWindow};
+use crate::engine::stats::{CpuTime, LatencyHist, TraceEvent, TraceWindow};
 use crate::engine::{RunOutput, Sim, SimConfig};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -170,6 +170,9 @@ pub struct PointOutcome {
     /// Every task's wakeup-to-running latencies in the measured part, merged.
     #[serde(default)]
     pub wakeup_latency: LatencyHist,
+    /// Every CPU's time in the measured part, summed.
+    #[serde(default)]
+    pub cpu_time: CpuTime,
     /// A short window of the run, every switch, wakeup and migration in it
     /// (empty unless the point is `traced`).
     pub trace: Trace,
@@ -433,6 +436,10 @@ pub fn run_point(
         counters: out.counters,
         events: out.events,
         wakeup_latency,
+        cpu_time: out
+            .measured_cpu_time
+            .iter()
+            .fold(CpuTime::default(), |sum, t| sum.plus(t)),
         trace,
     })
 }
@@ -456,6 +463,38 @@ pub struct Row {
     pub text: BTreeMap<String, String>,
     /// Wakeup-to-running latency of every task, over the variant's repeats.
     pub wakeup_latency: BTreeMap<String, LatencySummary>,
+    /// Where the CPUs' time went in the measured part, over the variant's repeats.
+    pub cpu: BTreeMap<String, CpuShares>,
+}
+
+/// Shares (0 to 1) of all CPUs' time in the measured part: tasks' own work,
+/// the kernel's (system calls, switches, wakeups, idle exits), load
+/// balancing, the NET_RX softirq, and idle. They add up to 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CpuShares {
+    pub user: f64,
+    pub kernel: f64,
+    pub balancing: f64,
+    pub net_rx_softirq: f64,
+    pub idle: f64,
+}
+
+impl CpuShares {
+    pub fn of(t: &CpuTime) -> Self {
+        let total = t.total().max(1) as f64;
+        // Balancing is counted when it starts and its kernel time as it
+        // passes, so a window can cut one short: never more than the rest.
+        let balancing =
+            (t.newidle_balance_ns + t.tick_balance_ns).min(t.overhead_ns - t.net_rx_softirq_ns);
+        let share = |ns: u64| ns as f64 / total;
+        CpuShares {
+            user: share(t.busy_ns),
+            kernel: share(t.overhead_ns - balancing - t.net_rx_softirq_ns),
+            balancing: share(balancing),
+            net_rx_softirq: share(t.net_rx_softirq_ns),
+            idle: share(t.idle_ns),
+        }
+    }
 }
 
 /// Percentiles of a wakeup-latency histogram, and the histogram itself
@@ -518,6 +557,7 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
             series: BTreeMap::new(),
             text: BTreeMap::new(),
             wakeup_latency: BTreeMap::new(),
+            cpu: BTreeMap::new(),
         };
         for (vi, label) in labels.iter().enumerate() {
             let mine: Vec<&PointOutcome> = points
@@ -551,6 +591,10 @@ pub fn assemble(exp: &Experiment, points: &[Point], outcomes: &[PointOutcome]) -
             }
             row.wakeup_latency
                 .insert(label.clone(), LatencySummary::of(&latency));
+            let cpu = mine
+                .iter()
+                .fold(CpuTime::default(), |sum, o| sum.plus(&o.cpu_time));
+            row.cpu.insert(label.clone(), CpuShares::of(&cpu));
             let sums = counters.entry(label.clone()).or_default();
             for o in &mine {
                 for (k, v) in &o.counters {

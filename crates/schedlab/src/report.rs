@@ -106,6 +106,46 @@ pub fn table(r: &Results, sweep_param: Option<&str>, sum_row: bool) -> String {
     }
     push_aligned(&mut out, &lines);
     out.push_str(&latency_table(r, sweep_param));
+    out.push_str(&cpu_table(r, sweep_param));
+    out
+}
+
+/// Where the CPUs' time went in the measured part, a row per sweep point
+/// and variant; empty when no row has it.
+pub fn cpu_table(r: &Results, sweep_param: Option<&str>) -> String {
+    if r.rows.iter().all(|row| row.cpu.is_empty()) {
+        return String::new();
+    }
+    let pct = |share: f64| format!("{:.1}", 100.0 * share);
+    let mut lines = vec![[
+        sweep_param.unwrap_or(""),
+        "variant",
+        "user",
+        "kernel",
+        "balancing",
+        "net_rx",
+        "idle",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for row in &r.rows {
+        for v in &r.variants {
+            let Some(c) = row.cpu.get(v) else {
+                continue;
+            };
+            lines.push(vec![
+                x_label(&row.x),
+                v.clone(),
+                pct(c.user),
+                pct(c.kernel),
+                pct(c.balancing),
+                pct(c.net_rx_softirq),
+                pct(c.idle),
+            ]);
+        }
+    }
+    let mut out = String::from("\ncpu time (% of all CPUs' time after the warm-up)\n");
+    push_aligned(&mut out, &lines);
     out
 }
 
@@ -251,6 +291,7 @@ mod tests {
             series: BTreeMap::new(),
             text: BTreeMap::new(),
             wakeup_latency: BTreeMap::new(),
+            cpu: BTreeMap::new(),
         };
         Results {
             experiment: "tbench".into(),
@@ -321,6 +362,41 @@ SUM      10492.35 ± 5.196  10925.50 ± 5.196   +4.13% win
         let t = table(&r, Some("clients"), false);
         assert!(
             t.contains("\nwakeup latency (us, wakeup to running)\nclients       variant  wakeups  p50   p90   p99  p99.9   max\n2        NO_WA_WEIGHT        3  3.1  40.0  40.0   40.0  40.0\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn cpu_table_gives_each_variants_shares_in_percent() {
+        let mut r = results();
+        assert_eq!(cpu_table(&r, Some("clients")), "");
+        let time = crate::engine::stats::CpuTime {
+            busy_ns: 500,
+            idle_ns: 200,
+            overhead_ns: 300,
+            newidle_balance_ns: 20,
+            tick_balance_ns: 30,
+            net_rx_softirq_ns: 100,
+        };
+        let shares = crate::experiment::CpuShares::of(&time);
+        assert_eq!(
+            [
+                shares.user,
+                shares.kernel,
+                shares.balancing,
+                shares.net_rx_softirq,
+                shares.idle
+            ],
+            [0.5, 0.15, 0.05, 0.1, 0.2]
+        );
+        for row in &mut r.rows {
+            for v in &r.variants {
+                row.cpu.insert(v.clone(), shares);
+            }
+        }
+        let t = table(&r, Some("clients"), false);
+        assert!(
+            t.contains("\ncpu time (% of all CPUs' time after the warm-up)\nclients       variant  user  kernel  balancing  net_rx  idle\n2        NO_WA_WEIGHT  50.0    15.0       5.0    10.0  20.0\n"),
             "{t}"
         );
     }

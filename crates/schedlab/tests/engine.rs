@@ -206,6 +206,32 @@ fn a_wakeup_that_preempts_is_counted_by_whose_cpu_it_preempted() {
     assert_eq!(count(&off, "sched.wakeup_preempt.waker_cpu"), 0);
 }
 
+/// The measured part's CPU time is the run's after the warm-up: on every
+/// CPU it adds up to the time from the warm-up's end to the run's end.
+#[test]
+fn measured_cpu_time_covers_exactly_the_time_after_the_warm_up() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let spec: WorkloadSpec = serde_json::from_str(&ping_pong(2_000, ("0", "1"))).unwrap();
+    let measure_from_ns = 1_000_000;
+    let cfg = SimConfig {
+        policy: PolicySpec::era(Era::V6_5).resolve(2).unwrap(),
+        workload: Workload::compile(&spec, 2).unwrap(),
+        topology: topo.clone(),
+        seed: 1,
+        duration_ns: None,
+        trace: None,
+        measure_from_ns,
+        check_invariants: true,
+    };
+    let out = Sim::new(&cfg).unwrap().run().unwrap();
+    assert!(out.end_ns > 2 * measure_from_ns, "{}", out.end_ns);
+    for (all, measured) in out.cpu_time.iter().zip(&out.measured_cpu_time) {
+        assert_eq!(measured.total(), out.end_ns - measure_from_ns);
+        assert!(measured.overhead_ns > 0 && measured.overhead_ns < all.overhead_ns);
+        assert!(measured.busy_ns <= all.busy_ns && measured.idle_ns <= all.idle_ns);
+    }
+}
+
 /// rebalance_domains runs in the tick's softirq on the CPU that balances:
 /// a task computing there finishes later by exactly the balancing time its
 /// CPU reports, and with free cache misses (nothing to price) not at all.

@@ -212,3 +212,33 @@ fn golden_fragments_keep_opening_exactly() {
     }
     assert_eq!(cases.len(), presets::ALL.len() + 5);
 }
+
+/// `rows[].cpu`: every CPU's time after the warm-up, in shares that add up
+/// to one. A producer and consumer over a TCP channel pay the loopback
+/// receive path in the NET_RX softirq; over a pipe they pay none.
+#[test]
+fn cpu_shares_add_up_and_show_net_rx_only_for_network_channels() {
+    let exp = |kind: &str| {
+        Experiment::from_json(&format!(
+            r#"{{"version":1,"name":"cpu shares","machine":"desktop-8c","policy":{{"era":"6.5"}},
+              "variants":[{{"label":"A"}}],
+              "workload":{{"kind":"custom","duration_ms":10,"warmup_ms":2,"metric":"mark_rate","mark":"consumed",
+                "channels":[{{"kind":"{kind}"}}],
+                "tasks":[
+                  {{"name":"producer","program":[{{"forever":[{{"compute":{{"ns":20000}}}},{{"write":{{"chan":0,"bytes":64}}}}]}}]}},
+                  {{"name":"consumer","program":[{{"forever":[{{"read":{{"chan":0,"bytes":64}}}},{{"compute":{{"ns":15000}}}},{{"mark":"consumed"}}]}}]}}]}}}}"#
+        ))
+        .unwrap()
+    };
+    for (kind, net) in [("tcp", true), ("pipe", false)] {
+        let r = run(&exp(kind));
+        let c = r.rows[0].cpu["A"];
+        let sum = c.user + c.kernel + c.balancing + c.net_rx_softirq + c.idle;
+        assert!((sum - 1.0).abs() < 1e-9, "{kind}: {c:?}");
+        // Two tasks on 16 CPUs (8 cores x 2 threads), each computing most
+        // of the time: at most 2/16 user.
+        assert!(c.user > 0.05 && c.user < 0.125, "{kind}: {c:?}");
+        assert!(c.idle > 0.6, "{kind}: {c:?}");
+        assert_eq!(c.net_rx_softirq > 0.0, net, "{kind}: {c:?}");
+    }
+}

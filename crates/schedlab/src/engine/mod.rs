@@ -81,6 +81,8 @@ pub struct RunOutput {
     pub events: u64,
     pub counters: BTreeMap<String, u64>,
     pub cpu_time: Vec<CpuTime>,
+    /// Each CPU's time in the measured part (after the warm-up).
+    pub measured_cpu_time: Vec<CpuTime>,
     pub marks: Vec<MarkStats>,
     pub tasks: Vec<TaskSummary>,
     pub channels: Vec<ChannelStats>,
@@ -201,6 +203,9 @@ pub struct Sim {
     seed: u64,
     end_ns: u64,
     pub(crate) measure_from_ns: u64,
+    /// Each CPU's time when the warm-up ended (taken at the first event
+    /// at or after it; empty before then).
+    cpu_time_at_measure: Vec<CpuTime>,
     duration_set: bool,
     check_invariants: bool,
     /// CPUs whose busy state may have changed during the current event.
@@ -287,6 +292,7 @@ impl Sim {
             seed: cfg.seed,
             end_ns,
             measure_from_ns: cfg.measure_from_ns,
+            cpu_time_at_measure: Vec::new(),
             duration_set: cfg.duration_ns.is_some(),
             check_invariants: cfg.check_invariants,
             seg_touched: Vec::new(),
@@ -374,6 +380,9 @@ impl Sim {
                 return Ok(self.is_done());
             }
             let (t, ev) = self.queue.pop().expect("peeked");
+            if t >= self.measure_from_ns && self.cpu_time_at_measure.is_empty() {
+                self.snapshot_cpu_time();
+            }
             self.now = t;
             self.events += 1;
             limits::EVENTS.check("events processed", self.events)?;
@@ -399,6 +408,20 @@ impl Sim {
         Ok(self.is_done())
     }
 
+    /// Closes every CPU's accounting at the end of the warm-up and keeps
+    /// the totals (the measured part's time is what follows).
+    fn snapshot_cpu_time(&mut self) {
+        let at = self.measure_from_ns;
+        self.cpu_time_at_measure = self
+            .cpus
+            .iter_mut()
+            .map(|c| {
+                c.account(at, None);
+                c.time
+            })
+            .collect();
+    }
+
     /// Runs to the end.
     pub fn run(mut self) -> Result<RunOutput> {
         self.run_until(u64::MAX)?;
@@ -412,11 +435,21 @@ impl Sim {
             self.touch_rq(c);
             self.cpus[c].account(end, None);
         }
+        if self.cpu_time_at_measure.is_empty() {
+            // The run ended in its warm-up: nothing was measured.
+            self.cpu_time_at_measure = self.cpus.iter().map(|c| c.time).collect();
+        }
         RunOutput {
             end_ns: end,
             events: self.events,
             counters: self.counters.to_map(),
             cpu_time: self.cpus.iter().map(|c| c.time).collect(),
+            measured_cpu_time: self
+                .cpus
+                .iter()
+                .zip(&self.cpu_time_at_measure)
+                .map(|(c, at)| c.time.since(at))
+                .collect(),
             marks: self.marks,
             tasks: self
                 .tasks

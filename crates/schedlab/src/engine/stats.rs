@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Where a CPU's time went. busy + idle + overhead = elapsed, exactly.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CpuTime {
     /// User work (and cache refill stalls) of tasks.
     pub busy_ns: u64,
@@ -27,6 +27,30 @@ pub struct CpuTime {
 impl CpuTime {
     pub fn total(&self) -> u64 {
         self.busy_ns + self.idle_ns + self.overhead_ns
+    }
+
+    /// Field by field `self + other` (several CPUs' or runs' time).
+    pub fn plus(&self, other: &CpuTime) -> CpuTime {
+        CpuTime {
+            busy_ns: self.busy_ns + other.busy_ns,
+            idle_ns: self.idle_ns + other.idle_ns,
+            overhead_ns: self.overhead_ns + other.overhead_ns,
+            newidle_balance_ns: self.newidle_balance_ns + other.newidle_balance_ns,
+            tick_balance_ns: self.tick_balance_ns + other.tick_balance_ns,
+            net_rx_softirq_ns: self.net_rx_softirq_ns + other.net_rx_softirq_ns,
+        }
+    }
+
+    /// Field by field `self - earlier` (the time since a snapshot).
+    pub fn since(&self, earlier: &CpuTime) -> CpuTime {
+        CpuTime {
+            busy_ns: self.busy_ns - earlier.busy_ns,
+            idle_ns: self.idle_ns - earlier.idle_ns,
+            overhead_ns: self.overhead_ns - earlier.overhead_ns,
+            newidle_balance_ns: self.newidle_balance_ns - earlier.newidle_balance_ns,
+            tick_balance_ns: self.tick_balance_ns - earlier.tick_balance_ns,
+            net_rx_softirq_ns: self.net_rx_softirq_ns - earlier.net_rx_softirq_ns,
+        }
     }
 }
 
