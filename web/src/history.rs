@@ -29,6 +29,26 @@ pub struct Record {
     pub rows: Vec<StoredRow>,
 }
 
+/// A kept run as the editor lists it: a [`Record`] without its results,
+/// read from the same storage. The editor never reads the results, and
+/// leaving them out keeps their deserialiser out of the first load (the
+/// runs module reads whole [`Record`]s).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Entry {
+    pub id: u64,
+    pub when: f64,
+    pub experiment: Experiment,
+    pub link: String,
+    pub changes: Vec<String>,
+}
+
+impl Entry {
+    /// "run 3"
+    pub fn name(&self) -> String {
+        format!("run {}", self.id)
+    }
+}
+
 /// A row of results: the sweep value, and each variant's value and spread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredRow {
@@ -273,6 +293,15 @@ fn policy_words(path: &str, old: &Value, new: &Value) -> String {
 
 /// The runs kept in this browser, oldest first.
 pub fn load() -> Vec<Record> {
+    read()
+}
+
+/// Every run kept, as the editor lists them ([`Entry`]), oldest first.
+pub fn entries() -> Vec<Entry> {
+    read()
+}
+
+fn read<T: serde::de::DeserializeOwned>() -> Vec<T> {
     crate::link::storage()
         .and_then(|s| s.get_item(KEY).ok().flatten())
         .and_then(|text| serde_json::from_str(&text).ok())
@@ -377,6 +406,16 @@ mod tests {
         let text = serde_json::to_string(&h).unwrap();
         let again: Vec<Record> = serde_json::from_str(&text).unwrap();
         assert_eq!(again, h);
+        // The editor's list reads the same text without the results.
+        let listed: Vec<Entry> = serde_json::from_str(&text).unwrap();
+        assert_eq!(listed.len(), h.len());
+        for (e, r) in listed.iter().zip(&h) {
+            assert_eq!((e.id, e.when, &e.experiment), (r.id, r.when, &r.experiment));
+            assert_eq!(
+                (&e.link, &e.changes, e.name()),
+                (&r.link, &r.changes, r.name())
+            );
+        }
         assert!(text.len() < 40_000 * KEEP, "{} bytes", text.len());
     }
 }
@@ -384,7 +423,7 @@ mod tests {
 /// The list of earlier runs: open one, pin it as the baseline, or follow its link.
 #[derive(yew::Properties, PartialEq)]
 pub struct ListProps {
-    pub history: std::rc::Rc<Vec<Record>>,
+    pub history: std::rc::Rc<Vec<Entry>>,
     pub pinned: Option<u64>,
     pub on_open: yew::Callback<Experiment>,
     pub on_pin: yew::Callback<Option<u64>>,

@@ -256,9 +256,53 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
+/// `serde_json::to_value(t)`, by way of `t`'s compact text. The same
+/// value for every type here (none serialises a float that the text would
+/// round), and it reuses the text serialiser that links need anyway, so
+/// the page's wasm carries no second, `Value`-building copy of each
+/// `Serialize` impl.
+pub fn value_of<T: serde::Serialize + ?Sized>(t: &T) -> serde_json::Value {
+    let text = serde_json::to_string(t).expect("serialises");
+    serde_json::from_str(&text).expect("serde_json reads what it wrote")
+}
+
+/// `serde_json::from_value::<T>(v)`, by way of `v`'s compact text, for
+/// the same reason as [`value_of`]; an error reads as `from_value`'s
+/// (without the text's line and column).
+pub fn from_value<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Result<T, String> {
+    serde_json::from_str(&v.to_string()).map_err(|e| {
+        let msg = e.to_string();
+        let at = format!(" at line {} column {}", e.line(), e.column());
+        msg.strip_suffix(&at).map(str::to_string).unwrap_or(msg)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_of_and_from_value_match_serde_jsons() {
+        for name in crate::presets::names() {
+            let exp = crate::presets::get(name).unwrap();
+            let w = serde_json::to_value(&exp.workload).unwrap();
+            assert_eq!(value_of(&exp.workload), w, "{name}");
+            let back: crate::workload::bench::Benchmark = from_value(&w).unwrap();
+            assert_eq!(back, exp.workload, "{name}");
+            let costs = exp.machine.spec().unwrap().costs;
+            assert_eq!(
+                value_of(&costs),
+                serde_json::to_value(&costs).unwrap(),
+                "{name}"
+            );
+        }
+        let wrong = serde_json::json!({ "kind": "hackbench", "groups": "many" });
+        let theirs = serde_json::from_value::<crate::workload::bench::Benchmark>(wrong.clone())
+            .unwrap_err()
+            .to_string();
+        let ours = from_value::<crate::workload::bench::Benchmark>(&wrong).unwrap_err();
+        assert_eq!(ours, theirs);
+    }
 
     const TEXT: &str = r#"{
   "kind": "custom",

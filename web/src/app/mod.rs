@@ -39,14 +39,14 @@ pub fn App() -> Html {
     let theme = use_state(help::saved_theme);
     let copied = use_state(|| None::<&'static str>);
     let gallery_open = use_state(|| link::hash().trim_start_matches('#').is_empty());
-    let runs = use_state(|| Rc::new(history::load()));
+    let runs = use_state(|| Rc::new(history::entries()));
     let pinned = use_state(history::load_pinned);
     // The runs module keeps each finished run: read the history again.
     {
         let runs = runs.clone();
         use_effect_with(*runner.kept, move |kept| {
             if *kept > 0 {
-                runs.set(Rc::new(history::load()));
+                runs.set(Rc::new(history::entries()));
             }
         });
     }

@@ -140,7 +140,7 @@ fn distances(form: &Form, spec: &MachineSpec) -> Html {
 
 /// Every cost: numbers, lists of numbers ("5, 15, 85"), or JSON.
 fn cost_fields<'a>(form: &'a Form, spec: &MachineSpec) -> impl Iterator<Item = Html> + 'a {
-    let costs = serde_json::to_value(&spec.costs).expect("costs serialise");
+    let costs = schedlab::json_path::value_of(&spec.costs);
     let serde_json::Value::Object(costs) = costs else {
         panic!("costs serialise as an object");
     };

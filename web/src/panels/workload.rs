@@ -17,7 +17,7 @@ pub fn WorkloadPanel(props: &Props) -> Html {
 pub fn view(form: &Form) -> Html {
     let exp = &form.editor.experiment;
     let bench = &exp.workload;
-    let values = serde_json::to_value(bench).expect("a benchmark serialises");
+    let values = schedlab::json_path::value_of(bench);
     let kinds = KINDS
         .iter()
         .map(|k| (k.to_string(), k.to_string()))

@@ -54,7 +54,7 @@ fn set_distances(exp: &mut Experiment, text: &str) -> Applied {
 /// rather than later.
 fn set_cost(exp: &mut Experiment, key: &str, text: &str) -> Applied {
     let spec = custom_spec(exp)?;
-    let mut costs = serde_json::to_value(&spec.costs).expect("costs serialise");
+    let mut costs = schedlab::json_path::value_of(&spec.costs);
     let value = match &costs[key] {
         serde_json::Value::Number(_) => parse_u64(text)?.into(),
         v if is_number_list(v) => serde_json::Value::from(
@@ -68,10 +68,10 @@ fn set_cost(exp: &mut Experiment, key: &str, text: &str) -> Applied {
         _ => return Err(invalid(format!("unknown machine cost {key}"))),
     };
     costs[key] = value;
-    spec.costs = serde_json::from_value(costs).map_err(|e| {
+    spec.costs = schedlab::json_path::from_value(&costs).map_err(|e| {
         invalid(format!(
             "cost {key}: {}",
-            schedlab::error::serde_in_words(&e.to_string())
+            schedlab::error::serde_in_words(&e)
         ))
     })?;
     Topology::from_spec(spec)?;

@@ -62,7 +62,7 @@ pub(super) fn param_value(
                 bench.params().iter().map(|p| p.name),
             )
         })?;
-    let current = serde_json::to_value(bench).expect("a benchmark serialises")[name].clone();
+    let current = schedlab::json_path::value_of(bench)[name].clone();
     let t = text.trim();
     Ok(match current {
         serde_json::Value::Number(_) => parse_u64(t)?.into(),

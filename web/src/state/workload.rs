@@ -169,7 +169,7 @@ fn check_cpus(exp: &Experiment, name: &str, value: &serde_json::Value) -> Result
 /// The value a new change to `name` starts from: the base's, or for an
 /// unset affinity, CPU 0.
 pub fn starting_value(bench: &Benchmark, name: &str) -> String {
-    let current = serde_json::to_value(bench).expect("a benchmark serialises")[name].clone();
+    let current = schedlab::json_path::value_of(bench)[name].clone();
     match current {
         serde_json::Value::Null => "0".to_string(),
         serde_json::Value::String(s) => s,
@@ -191,7 +191,7 @@ fn set_sweep(exp: &mut Experiment, param: String, values: &str) -> Result<(), Er
         .map(|v| param_value(&exp.workload, &param, v))
         .collect::<Result<Vec<_>, Error>>()?;
     if values.is_empty() {
-        let current = serde_json::to_value(&exp.workload).expect("serialises");
+        let current = schedlab::json_path::value_of(&exp.workload);
         values.push(current[&param].clone());
     }
     for v in &values {
@@ -202,12 +202,12 @@ fn set_sweep(exp: &mut Experiment, param: String, values: &str) -> Result<(), Er
 }
 
 fn without_param(bench: &Benchmark, name: &str) -> Result<Benchmark, Error> {
-    let mut v = serde_json::to_value(bench).expect("a benchmark serialises");
+    let mut v = schedlab::json_path::value_of(bench);
     v.as_object_mut().expect("an object").remove(name);
-    serde_json::from_value(v).map_err(|e| {
+    schedlab::json_path::from_value(&v).map_err(|e| {
         invalid(format!(
             "{name} cannot be cleared: {}",
-            schedlab::error::serde_in_words(&e.to_string())
+            schedlab::error::serde_in_words(&e)
         ))
     })
 }

@@ -167,7 +167,7 @@ impl Benchmark {
     /// This benchmark with one parameter changed (a sweep point). Unknown
     /// parameters and values of the wrong type are errors naming them.
     pub fn with_param(&self, name: &str, value: &serde_json::Value) -> Result<Benchmark> {
-        let mut v = serde_json::to_value(self).map_err(|e| Error::invalid(e.to_string()))?;
+        let mut v = crate::json_path::value_of(self);
         let obj = v
             .as_object_mut()
             .expect("a benchmark serialises to an object");
@@ -179,7 +179,7 @@ impl Benchmark {
             return Err(Error::unknown("parameter of this workload", name, valid));
         }
         obj.insert(name.to_string(), value.clone());
-        serde_json::from_value(v)
+        crate::json_path::from_value(&v)
             .map_err(|e| Error::invalid(format!("{} parameter {name}: {e}", self.name())))
     }
 
@@ -216,7 +216,7 @@ impl Benchmark {
         if kind == "custom" {
             return Ok(Benchmark::Custom(Custom::example()));
         }
-        serde_json::from_value(serde_json::json!({ "kind": kind }))
+        crate::json_path::from_value(&serde_json::json!({ "kind": kind }))
             .map_err(|e| Error::invalid(format!("workload {kind}: {e}")))
     }
 
