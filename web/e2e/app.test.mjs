@@ -28,6 +28,8 @@ test('a preset runs in the worker pool and gives the native CLI\'s results byte 
   const table = await page.textContent('#results-table');
   assert.match(table, /pinned\s+free/);
   assert.match(table, /[+-]\d+\.\d\d% (win|loss)/);
+  // Where the CPUs' time went, per variant, under the latency table.
+  assert.match(table, /cpu time \(% of all CPUs' time after the warm-up\)\n\s*variant\s+user\s+kernel\s+balancing\s+net_rx\s+idle\n-\s+pinned(\s+\d+\.\d){5}\n/);
   const status = await page.textContent('#run-status');
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   assert.match(status, new RegExp(`done: 2 points on ${Math.min(cores, 2)} workers`));
