@@ -11,7 +11,8 @@ use schedlab::experiment::Results;
 const W: f64 = 640.0;
 const H: f64 = 280.0;
 const LEFT: f64 = 48.0;
-const RIGHT: f64 = 12.0;
+// Room for half of the last tick label ("100 ms"), centred on the axis end.
+const RIGHT: f64 = 30.0;
 const TOP: f64 = 30.0;
 const BOTTOM: f64 = 40.0;
 
