@@ -8,12 +8,16 @@ use crate::policy::{Era, PolicySpec};
 use crate::topology::{preset, Topology};
 
 fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
+    run_with(machine, &PolicySpec::era(era), bench)
+}
+
+fn run_with(machine: &str, policy: &PolicySpec, bench: &Benchmark) -> (RunOutput, Report) {
     let topology = Topology::from_spec(&preset(machine).unwrap()).unwrap();
     let built = bench.build().unwrap();
     let cfg = SimConfig {
         duration_ns: built.duration_ns,
         measure_from_ns: built.measure_from_ns,
-        ..SimConfig::new(topology, &PolicySpec::era(era), &built.spec).unwrap()
+        ..SimConfig::new(topology, policy, &built.spec).unwrap()
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();
     let report = bench.report(&out);
@@ -22,6 +26,13 @@ fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
 
 fn bench(json: &str) -> Benchmark {
     serde_json::from_str(json).unwrap()
+}
+
+/// 4.15 with WA_WEIGHT on or off (the WA_WEIGHT commit's two variants).
+fn wa_weight(on: bool) -> PolicySpec {
+    let mut policy = PolicySpec::era(Era::V4_15);
+    policy.features.insert("WA_WEIGHT".into(), on);
+    policy
 }
 
 /// `digits.dd` with exactly `decimals` decimals.
@@ -1066,19 +1077,9 @@ fn mysql_curve_counters() {
             let b = bench(&format!(
                 r#"{{"kind":"sysbench","db":"mysql","threads":{threads},"duration_ms":120,"warmup_ms":20}}"#
             ));
-            let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
-            let built = b.build().unwrap();
-            let mut policy = PolicySpec::era(Era::V4_15);
-            policy.features.insert("WA_WEIGHT".into(), wa);
-            let cfg = SimConfig {
-                duration_ns: built.duration_ns,
-                measure_from_ns: built.measure_from_ns,
-                seed: 1,
-                ..SimConfig::new(topology, &policy, &built.spec).unwrap()
-            };
-            let tick = cfg.policy.tunables.tick_ns();
-            let out = Sim::new(&cfg).unwrap().run().unwrap();
-            let r = b.report(&out);
+            let policy = wa_weight(wa);
+            let tick = policy.resolve(40).unwrap().tunables.tick_ns();
+            let (out, r) = run_with("ivb-ep-2s", &policy, &b);
             let c = |n: &str| out.counters.get(n).copied().unwrap_or(0) as f64;
             let txns = mark_stats(&out, "txn").map_or(1, |m| m.count).max(1) as f64;
             let migr: f64 = out
@@ -1164,18 +1165,7 @@ fn hackbench_wa_weight_counters() {
             let b = bench(&format!(
                 r#"{{"kind":"hackbench","groups":20,"loops":{loops},"fds":20,"datasize":100,"pipe":false,"threads":false}}"#
             ));
-            let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
-            let built = b.build().unwrap();
-            let mut policy = PolicySpec::era(Era::V4_15);
-            policy.features.insert("WA_WEIGHT".into(), wa);
-            let cfg = SimConfig {
-                duration_ns: built.duration_ns,
-                measure_from_ns: built.measure_from_ns,
-                seed: 1,
-                ..SimConfig::new(topology, &policy, &built.spec).unwrap()
-            };
-            let out = Sim::new(&cfg).unwrap().run().unwrap();
-            let r = b.report(&out);
+            let (out, r) = run_with("ivb-ep-2s", &wa_weight(wa), &b);
             let c = |n: &str| out.counters.get(n).copied().unwrap_or(0);
             let sum = |f: fn(&crate::engine::stats::CpuTime) -> u64| {
                 out.cpu_time.iter().map(f).sum::<u64>() as f64 / 1e9
