@@ -138,6 +138,19 @@ impl CostModel {
         self.costs.ipi_ns + self.costs.virt_ipi_extra_ns
     }
 
+    /// Whether idle state `cstate` is left by a write to the idle task's
+    /// flags word (MWAIT) rather than by an IPI.
+    pub fn idle_polls(&self, cstate: usize) -> bool {
+        self.costs.cstates.get(cstate).is_some_and(|c| c.polls)
+    }
+
+    /// From a waker on `from` setting need_resched in the flags word an
+    /// idle CPU `to` monitors to that CPU's MWAIT ending: the line's
+    /// transfer at their distance (`miss_ns`), at least 1 ns.
+    pub fn polling_wake(&self, topo: &Topology, from: usize, to: usize) -> u64 {
+        self.miss(topo.distance(from, to)).max(1)
+    }
+
     pub fn idle_exit(&self, cstate: usize) -> u64 {
         self.costs
             .cstates
@@ -346,11 +359,31 @@ mod tests {
     fn deeper_idle_states_need_longer_predicted_idle() {
         let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
         let m = CostModel::new(&topo.costs);
-        // Haswell: C1 2 us, C1E 20 us, C3 100 us, C6 400 us residency.
+        // Ivy Town: C1 1 us, C1E 80 us, C3 156 us, C6 300 us residency.
         assert_eq!(m.pick_cstate(1_000), 0);
-        assert_eq!(m.pick_cstate(50_000), 1);
-        assert_eq!(m.pick_cstate(150_000), 2);
+        assert_eq!(m.pick_cstate(50_000), 0);
+        assert_eq!(m.pick_cstate(100_000), 1);
+        assert_eq!(m.pick_cstate(200_000), 2);
         assert_eq!(m.pick_cstate(5_000_000), 3);
-        assert_eq!(m.idle_exit(3), 133_000);
+        assert_eq!(m.idle_exit(0), 1_000);
+        assert_eq!(m.idle_exit(3), 82_000);
+        // All MWAIT states: woken by a write, no IPI.
+        assert!((0..4).all(|i| m.idle_polls(i)));
+        // The guest's HLT needs the IPI; past the table nothing polls.
+        let guest = Topology::from_spec(&preset("kvm-2vcpu").unwrap()).unwrap();
+        assert!(!CostModel::new(&guest.costs).idle_polls(0));
+        assert!(!m.idle_polls(4));
+    }
+
+    #[test]
+    fn a_polling_idle_cpu_is_woken_by_the_flags_lines_transfer() {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let m = CostModel::new(&topo.costs);
+        // CPUs 0 and 20 are SMT siblings, 0 and 1 share the LLC, 0 and 10
+        // are on different nodes.
+        assert_eq!(m.polling_wake(&topo, 0, 20), 5);
+        assert_eq!(m.polling_wake(&topo, 0, 1), 15);
+        assert_eq!(m.polling_wake(&topo, 0, 10), 140);
+        assert_eq!(m.polling_wake(&topo, 3, 3), 1);
     }
 }

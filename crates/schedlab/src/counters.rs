@@ -225,6 +225,9 @@ pub enum Counter {
     /// A wakeup the waker marked sync.
     TtwuSync,
     IpiSent,
+    /// An idle CPU waiting in MWAIT woken by the write to its flags word,
+    /// without an IPI (the kernel's sched_wake_idle_without_ipi).
+    WakeIdleWithoutIpi,
     Switches,
     /// Tasks waiting in a run queue (queued, not running), summed over
     /// every tick of every CPU: times the tick, the task-time spent
@@ -286,11 +289,12 @@ pub enum Counter {
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 21] = [
+    pub const FIXED: [Counter; 22] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
         Counter::IpiSent,
+        Counter::WakeIdleWithoutIpi,
         Counter::Switches,
         Counter::TickWaiting,
         Counter::Forks,
@@ -323,6 +327,7 @@ impl fmt::Display for Counter {
             Counter::TtwuSync => f.write_str("ttwu.sync"),
             Counter::TtwuDelayed => f.write_str("ttwu.delayed"),
             Counter::IpiSent => f.write_str("ipi.sent"),
+            Counter::WakeIdleWithoutIpi => f.write_str("ipi.skipped_polling"),
             Counter::Switches => f.write_str("sched.switches"),
             Counter::TickWaiting => f.write_str("sched.tick_waiting"),
             Counter::Forks => f.write_str("sched.forks"),

@@ -81,6 +81,22 @@ pub struct CState {
     pub exit_latency_ns: u64,
     /// The shortest idle period for which entering this state pays off.
     pub target_residency_ns: u64,
+    /// Entered with MWAIT on the idle task's flags word, which it marks
+    /// polling (TIF_POLLING_NRFLAG, mwait_idle_with_hints): a waker sets
+    /// need_resched there and the write ends the wait, no IPI sent
+    /// (resched_curr, set_nr_if_polling; v4.15 and v6.5 on x86). HLT and
+    /// I/O-port states need the IPI. Unless said otherwise a state polls,
+    /// as intel_idle's all do.
+    #[serde(default = "polls_by_default", skip_serializing_if = "is_true")]
+    pub polls: bool,
+}
+
+fn polls_by_default() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// The hardware costs that belong to a machine. Every figure is a tunable;
@@ -165,21 +181,43 @@ impl Default for HwCosts {
     }
 }
 
+/// An idle state left by an interrupt (HLT, an I/O-port read): waking it
+/// takes an IPI.
 fn cstate(name: &str, exit_us: u64, residency_us: u64) -> CState {
     CState {
         name: name.to_string(),
         exit_latency_ns: exit_us * 1000,
         target_residency_ns: residency_us * 1000,
+        polls: false,
+    }
+}
+
+/// An intel_idle state: MWAIT, woken by the write to its flags word.
+fn mwait(name: &str, exit_us: u64, residency_us: u64) -> CState {
+    CState {
+        polls: true,
+        ..cstate(name, exit_us, residency_us)
     }
 }
 
 /// intel_idle's Haswell table (us): C1 2/2, C1E 10/20, C3 33/100, C6 133/400.
 fn haswell_cstates() -> Vec<CState> {
     vec![
-        cstate("C1", 2, 2),
-        cstate("C1E", 10, 20),
-        cstate("C3", 33, 100),
-        cstate("C6", 133, 400),
+        mwait("C1", 2, 2),
+        mwait("C1E", 10, 20),
+        mwait("C3", 33, 100),
+        mwait("C6", 133, 400),
+    ]
+}
+
+/// intel_idle's Ivy Town (Ivy Bridge-EP, 1 and 2 sockets) table (us):
+/// C1 1/1, C1E 10/80, C3 59/156, C6 82/300.
+fn ivt_cstates() -> Vec<CState> {
+    vec![
+        mwait("C1", 1, 1),
+        mwait("C1E", 10, 80),
+        mwait("C3", 59, 156),
+        mwait("C6", 82, 300),
     ]
 }
 
@@ -756,6 +794,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(2, 1, 1, 10, 2),
             HwCosts {
                 clock_mhz: 2800,
+                cstates: ivt_cstates(),
                 // STREAM on 2 x E5-2695 v2 (DDR3-1600): 75 GB/s, 37.5 per
                 // socket; the 10-core E5-2680 v2 has a 25 MB L3.
                 mem_bw_mb_s: 37_500,

@@ -153,19 +153,31 @@ fn wakeup_latency_is_the_wakers_remaining_work_plus_the_switch() {
     assert!(n + 2 >= all.count, "{n} of {}", all.count);
 }
 
+/// The default C-states with HLT's wakeup: left only by an interrupt.
+fn interrupt_woken_cstates() -> HwCosts {
+    let mut c = HwCosts::default();
+    for s in &mut c.cstates {
+        s.polls = false;
+    }
+    c
+}
+
 #[test]
 fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
-    let costs = HwCosts::default();
-    let topo = machine(1, 1, 2, 1, costs);
+    // Idle states left by an interrupt (HLT): every remote wakeup of the
+    // idle partner sends an IPI.
+    let costs = interrupt_woken_cstates();
+    let topo = machine(1, 1, 2, 1, costs.clone());
     let same = steady_loop_times(&run(&topo, Era::V6_5, &ping_pong(300, ("0", "0")), 1, None));
     let split_out = run(&topo, Era::V6_5, &ping_pong(300, ("0", "1")), 1, None);
     let split = steady_loop_times(&split_out);
     let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len() as u64;
     assert!(split_out.counters["ttwu.remote"] >= 2 * 299);
     assert!(split_out.counters["ipi.sent"] >= 2 * 299);
+    assert!(!split_out.counters.contains_key("ipi.skipped_polling"));
     // Each remote wakeup costs an IPI plus an idle exit instead of a context
     // switch; with the default costs that is dearer.
-    let c = HwCosts::default();
+    let c = costs;
     let expected_extra = 2 * (c.ipi_ns + c.cstates[0].exit_latency_ns);
 
     assert!(
@@ -229,6 +241,40 @@ fn measured_cpu_time_covers_exactly_the_time_after_the_warm_up() {
         assert_eq!(measured.total(), out.end_ns - measure_from_ns);
         assert!(measured.overhead_ns > 0 && measured.overhead_ns < all.overhead_ns);
         assert!(measured.busy_ns <= all.busy_ns && measured.idle_ns <= all.idle_ns);
+    }
+}
+
+/// resched_curr (v4.15, v6.5) on an idle CPU waiting in MWAIT: the waker
+/// sets need_resched in the flags word the idle task polls and sends no
+/// IPI; the CPU leaves its C-state when the line changes. Each remote
+/// wakeup then costs the line's transfer instead of `ipi_ns`.
+#[test]
+fn an_idle_cpu_in_mwait_is_woken_without_an_ipi() {
+    let mwait = HwCosts::default();
+    assert!(mwait.cstates.iter().all(|s| s.polls));
+    let hlt = interrupt_woken_cstates();
+    let loop_mean = |costs: &HwCosts, era| {
+        let topo = machine(1, 1, 2, 1, costs.clone());
+        let out = run(&topo, era, &ping_pong(300, ("0", "1")), 1, None);
+        let t = steady_loop_times(&out);
+        (t.iter().sum::<u64>() / t.len() as u64, out)
+    };
+    for era in [Era::V4_15, Era::V6_5] {
+        let (polled, out) = loop_mean(&mwait, era);
+        assert!(out.counters["ipi.skipped_polling"] >= 2 * 299, "{era:?}");
+        assert!(
+            out.counters.get("ipi.sent").copied().unwrap_or(0) < 10,
+            "{era:?} {:?}",
+            out.counters
+        );
+        let (interrupted, _) = loop_mean(&hlt, era);
+        // Two wakeups a loop, each an IPI (1.2 us) against a line from the
+        // other core (15 ns).
+        let saved = 2 * (mwait.ipi_ns - mwait.miss_ns[1]);
+        assert!(
+            interrupted.abs_diff(polled + saved) <= 50,
+            "{era:?}: {interrupted} vs {polled} + {saved}"
+        );
     }
 }
 

@@ -871,6 +871,8 @@ fn cstates(
                 name: format!("idle {}us", gap / 1000),
                 exit_latency_ns: exit,
                 target_residency_ns: residency,
+                // Measured wakeups include whatever IPI they took.
+                polls: false,
             });
             prev_gap = *gap;
         }
@@ -971,6 +973,7 @@ fn cstates(
             name: st.name.clone(),
             exit_latency_ns: exit,
             target_residency_ns: residency,
+            polls: false,
         });
     }
     out

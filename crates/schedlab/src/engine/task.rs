@@ -362,7 +362,8 @@ impl Sim {
         self.cpus[cpu].rq.enqueue(id, &mut self.ents);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
-        self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu, false);
+        let remote = parent.is_some() && parent_cpu != cpu;
+        self.notify_enqueued(cpu, id, remote.then_some(parent_cpu), false);
         Ok(id)
     }
 
@@ -1053,7 +1054,7 @@ impl Sim {
         if target == this {
             self.counters.bump(self.ids.ttwu_local);
             self.activate(task, target);
-            let preempted = self.notify_enqueued(target, task, false, sync);
+            let preempted = self.notify_enqueued(target, task, None, sync);
             self.count_wakeup_preempt(preempted, true);
             return true;
         }
@@ -1062,17 +1063,22 @@ impl Sim {
             self.counters.bump(self.ids.ttwu_remote_at[d]);
         }
         if self.wakeup_is_queued(this, target) {
-            // TTWU_QUEUE: the target enqueues it when the IPI arrives.
-            self.counters.bump(self.ids.ipi_sent);
+            // TTWU_QUEUE: the target enqueues it when the IPI arrives, or,
+            // idle in MWAIT, when it sees need_resched (set_nr_if_polling).
+            let delay = if self.idle_polling(target) {
+                self.counters.count(Counter::WakeIdleWithoutIpi);
+                self.cost.polling_wake(&self.topo, this, target)
+            } else {
+                self.counters.bump(self.ids.ipi_sent);
+                self.cost.ipi_latency()
+            };
             self.tasks[task].state = TaskState::Waking(target);
             self.cpus[target].wake_pending += 1;
-            self.queue.push(
-                self.now + self.cost.ipi_latency(),
-                Event::WakeArrive { cpu: target, task },
-            );
+            self.queue
+                .push(self.now + delay, Event::WakeArrive { cpu: target, task });
         } else {
             self.activate(task, target);
-            let preempted = self.notify_enqueued(target, task, true, sync);
+            let preempted = self.notify_enqueued(target, task, Some(this), sync);
             self.count_wakeup_preempt(preempted, false);
         }
         true
@@ -1100,7 +1106,7 @@ impl Sim {
             target: cpu,
             reason: Reason::Delayed,
         });
-        let preempted = self.notify_enqueued(cpu, task, cpu != this, false);
+        let preempted = self.notify_enqueued(cpu, task, (cpu != this).then_some(this), false);
         self.count_wakeup_preempt(preempted, cpu == this);
     }
 
@@ -1115,6 +1121,12 @@ impl Sim {
 
     /// Whether a remote wakeup goes through the target's wake list and an
     /// IPI rather than a direct enqueue (TTWU_QUEUE; not in 2.6.2x).
+    /// Whether `cpu` is idle in a state it leaves when a waker writes its
+    /// flags word (MWAIT), so that waking it takes no IPI.
+    fn idle_polling(&self, cpu: usize) -> bool {
+        self.cpus[cpu].state == CpuState::Idle && self.cost.idle_polls(self.cpus[cpu].cstate)
+    }
+
     fn wakeup_is_queued(&self, this: usize, target: usize) -> bool {
         if !self.policy.features.has(Feature::TtwuQueue) {
             return false;
@@ -1126,7 +1138,7 @@ impl Sim {
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
         self.cpus[cpu].wake_pending -= 1;
         self.activate(task, cpu);
-        let preempted = self.notify_enqueued(cpu, task, false, false);
+        let preempted = self.notify_enqueued(cpu, task, None, false);
         self.count_wakeup_preempt(preempted, false);
     }
 
@@ -1196,7 +1208,7 @@ impl Sim {
             to,
             reason,
         });
-        self.notify_enqueued(to, task, false, false);
+        self.notify_enqueued(to, task, None, false);
     }
 
     /// Active balance: the stopper on `from` pushes its running task to
@@ -1222,13 +1234,30 @@ impl Sim {
     }
 
     /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt
-    /// its current task if the woken one should run first. `remote` means
-    /// the enqueuer is another CPU, which needs an IPI to do either.
+    /// its current task if the woken one should run first. `from` is the
+    /// enqueuing CPU when it is another, which needs an IPI to do either
+    /// (an idle CPU waiting in MWAIT only the write to its flags word).
     /// Returns whether the current task is preempted.
-    fn notify_enqueued(&mut self, cpu: usize, task: usize, remote: bool, sync: bool) -> bool {
+    fn notify_enqueued(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        from: Option<usize>,
+        sync: bool,
+    ) -> bool {
+        let remote = from.is_some();
         let ipi = if remote { self.cost.ipi_latency() } else { 0 };
         let mut preempted = false;
         match self.cpus[cpu].state {
+            CpuState::Idle if remote && self.idle_polling(cpu) => {
+                // resched_curr on a polling idle task: no IPI.
+                if !self.cpus[cpu].kick_pending {
+                    self.counters.count(Counter::WakeIdleWithoutIpi);
+                }
+                let from = from.unwrap_or(cpu);
+                let at = self.now + self.cost.polling_wake(&self.topo, from, cpu);
+                self.kick(cpu, at);
+            }
             CpuState::Idle => {
                 if remote && !self.cpus[cpu].kick_pending {
                     self.counters.bump(self.ids.ipi_sent);

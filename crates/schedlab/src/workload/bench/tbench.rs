@@ -1,5 +1,7 @@
 //! tbench N: N client processes, each with one loopback TCP connection to
-//! a forked server process: N strict 1:1 pairs. Each client replays an
+//! a server process: N strict 1:1 pairs. As tbench_srv.c does it, one
+//! listener accepts each connection and forks that connection's server, so
+//! a server starts on the listener's CPU, not its client's. Each client replays an
 //! NBENCH-like loadfile; every operation is one request and one response,
 //! sized as tbench's sockio.c sends them. The operations follow
 //! client.txt's mix (counts from a published dbench run), in a cycle of 200
@@ -73,6 +75,10 @@ const FIND_COUNT: u64 = 10;
 /// The client's own work per operation (parsing the loadfile line).
 const CLIENT_NS: u64 = 1_000;
 const SOCKET_BUFFER: u64 = 131_072;
+/// A connection request as the listener receives it: the SYN's IPv4 and
+/// TCP headers with the usual options (20 + 40 bytes); the handshake's
+/// other two segments are left out.
+const CONNECT: u64 = 60;
 
 /// An operation's packets as tbench's sockio.c sends them (do_packets:
 /// request bytes, reply bytes), and its payload (counted in MB/sec).
@@ -136,6 +142,9 @@ impl Tbench {
         let ops = cycle();
         let mut channels = Vec::new();
         let mut tasks = Vec::new();
+        // tbench_srv's listening socket: every client's connect lands here.
+        let listen = 2 * self.clients as usize;
+        let mut listener_ops = Vec::new();
         for c in 0..self.clients as usize {
             let (up, down) = (2 * c, 2 * c + 1);
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
@@ -162,13 +171,17 @@ impl Tbench {
                 &self.affinity,
                 vec![Op::Forever(server_ops)],
             );
-            let program = vec![
-                Op::Fork(Box::new(server)),
-                mark("op"),
-                Op::Forever(client_ops),
-            ];
+            // listener(): accept() the next connection, fork its server.
+            listener_ops.extend([read(listen, CONNECT), Op::Fork(Box::new(server))]);
+            // The client connects (open_socket_out), then replays.
+            let program = vec![write(listen, CONNECT), mark("op"), Op::Forever(client_ops)];
             tasks.push(task(format!("client{c}"), &self.affinity, program));
         }
+        channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
+        // Then accept() waits for connections that never come.
+        listener_ops.push(read(listen, CONNECT));
+        // tbench_srv runs before tbench starts its clients.
+        tasks.insert(0, task("tbench_srv".into(), &self.affinity, listener_ops));
         Ok(Built {
             spec: WorkloadSpec { channels, tasks },
             duration_ns: Some(ms_to_ns(self.duration_ms)),

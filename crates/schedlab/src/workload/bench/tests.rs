@@ -1001,10 +1001,17 @@ fn postgres_backends_pay_process_switches() {
 #[test]
 fn tbench_replays_the_loadfile_mix_and_its_server_only_answers() {
     let built = bench(r#"{"kind":"tbench","clients":1}"#).build().unwrap();
-    let client = &built.spec.tasks[0];
-    let Op::Fork(server) = &client.program[0] else {
-        panic!("the client forks its server first")
+    // tbench_srv's listener accepts the connection and forks its server.
+    let listener = &built.spec.tasks[0];
+    assert_eq!(listener.name, "tbench_srv");
+    let Op::Fork(server) = &listener.program[1] else {
+        panic!("the listener forks a server per connection")
     };
+    let client = &built.spec.tasks[1];
+    assert!(
+        matches!(client.program[0], Op::Write { chan: 2, .. }),
+        "the client connects first"
+    );
     let Op::Forever(server_ops) = &server.program[0] else {
         panic!("the server answers forever")
     };
@@ -1190,5 +1197,110 @@ fn hackbench_wa_weight_counters() {
                 lat as f64 / n.max(1) as f64 / 1000.0,
             );
         }
+    }
+}
+
+/// tbench's curve on `ivb-ep-2s` under 4.15, one line per client count
+/// (issue 18, "Fidelity 2"; `cargo test -p schedlab --release
+/// tbench_curve_counters -- --ignored --nocapture`): MB/s per client, the
+/// CPUs and cores running a task on average, of a running CPU's time the
+/// part its SMT sibling also runs one, and where each wakeup put the wakee
+/// against the waker's CPU (same CPU, SMT sibling, same LLC, other node).
+#[test]
+#[ignore]
+fn tbench_curve_counters() {
+    use crate::engine::stats::{TraceEvent, TraceWindow};
+    println!("clients MB/s/client busy_cpus busy_cores sib_busy% wake_same% wake_smt% wake_llc% wake_node% idle_exits/op");
+    for clients in [2u64, 5, 10, 20, 40, 80] {
+        let b = bench(&format!(
+            r#"{{"kind":"tbench","clients":{clients},"duration_ms":60,"warmup_ms":30}}"#
+        ));
+        let topology = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let built = b.build().unwrap();
+        let policy = PolicySpec::era(Era::V4_15);
+        let cfg = SimConfig {
+            duration_ns: built.duration_ns,
+            measure_from_ns: built.measure_from_ns,
+            seed: 1,
+            trace: Some(TraceWindow {
+                start_ns: built.measure_from_ns,
+                end_ns: built.duration_ns.unwrap(),
+                max_events: 50_000_000,
+                from_first_wakeup: false,
+            }),
+            ..SimConfig::new(topology.clone(), &policy, &built.spec).unwrap()
+        };
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let r = b.report(&out);
+        let n = topology.cpus.len();
+        let (start, end) = (out.trace_start_ns.unwrap(), out.end_ns);
+        // Each CPU's running intervals, then the sibling overlap.
+        let mut since: Vec<Option<u64>> = vec![None; n];
+        let mut runs: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
+        let mut wake = [0u64; 5];
+        for ev in &out.trace {
+            match *ev {
+                TraceEvent::Switch { t, cpu, to, .. } => {
+                    if let Some(s) = since[cpu].take() {
+                        runs[cpu].push((s, t));
+                    }
+                    if to.is_some() {
+                        since[cpu] = Some(t);
+                    }
+                }
+                TraceEvent::Wakeup {
+                    waker_cpu, target, ..
+                } => {
+                    wake[topology.distance(waker_cpu, target) as usize] += 1;
+                }
+                _ => {}
+            }
+        }
+        for (cpu, s) in since.iter().enumerate() {
+            if let Some(s) = *s {
+                runs[cpu].push((s, end));
+            }
+        }
+        let busy: u64 = runs.iter().flatten().map(|(a, b)| b - a).sum();
+        let overlap = |a: &[(u64, u64)], b: &[(u64, u64)]| -> u64 {
+            let (mut i, mut j, mut t) = (0, 0, 0);
+            while i < a.len() && j < b.len() {
+                let lo = a[i].0.max(b[j].0);
+                let hi = a[i].1.min(b[j].1);
+                t += hi.saturating_sub(lo);
+                if a[i].1 < b[j].1 {
+                    i += 1;
+                } else {
+                    j += 1;
+                }
+            }
+            t
+        };
+        let mut both = 0;
+        for cpu in 0..n / 2 {
+            both += overlap(&runs[cpu], &runs[cpu + n / 2]);
+        }
+        let span = (end - start) as f64;
+        let wakes: u64 = wake.iter().sum::<u64>().max(1);
+        let pct = |x: u64| 100.0 * x as f64 / wakes as f64;
+        let ops = mark_stats(&out, "op").map_or(1, |m| m.count).max(1) as f64;
+        let exits: u64 = out
+            .counters
+            .iter()
+            .filter(|(k, _)| k.starts_with("idle.enter."))
+            .map(|(_, v)| *v)
+            .sum();
+        println!(
+            "{clients} {:.0} {:.1} {:.1} {:.1} {:.1} {:.1} {:.1} {:.1} {:.2}",
+            r.value / clients as f64,
+            busy as f64 / span,
+            (busy - both) as f64 / span,
+            100.0 * 2.0 * both as f64 / busy.max(1) as f64,
+            pct(wake[0]),
+            pct(wake[1]),
+            pct(wake[2]),
+            pct(wake[3] + wake[4]),
+            exits as f64 / ops,
+        );
     }
 }
