@@ -396,7 +396,7 @@ SUM      10492.35 ± 5.196  10925.50 ± 5.196   +4.13% win
         }
         let t = table(&r, Some("clients"), false);
         assert!(
-            t.contains("\ncpu time (% of all CPUs' time after the warm-up)\nclients       variant  user  kernel  balancing  net_rx  idle\n2        NO_WA_WEIGHT  50.0    15.0       5.0    10.0  20.0\n"),
+            t.contains("\ncpu time (% of all CPUs' time after the warm-up)\nclients       variant  user  kernel  balancing  net_rx  idle\n2        NO_WA_WEIGHT  50.0    15.0        5.0    10.0  20.0\n"),
             "{t}"
         );
     }
