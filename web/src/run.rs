@@ -83,7 +83,7 @@ pub enum RunAction {
     Point {
         generation: u64,
         index: usize,
-        outcome: PointOutcome,
+        outcome: Box<PointOutcome>,
     },
     Failed {
         generation: u64,
@@ -171,7 +171,7 @@ impl Reducible for RunView {
             } if current(generation) => {
                 let mut next = (*self).clone();
                 if let Some(slot) = next.outcomes.get_mut(index) {
-                    *slot = Some(outcome);
+                    *slot = Some(*outcome);
                 }
                 if next.done() == next.outcomes.len() {
                     let exp = next.experiment.clone().expect("running");
@@ -219,14 +219,14 @@ mod tests {
         view = view.reduce(RunAction::Point {
             generation: 1,
             index: 0,
-            outcome: outcomes[0].clone(),
+            outcome: Box::new(outcomes[0].clone()),
         });
         assert_eq!(view.done(), 0, "a cancelled run's point is ignored");
         for i in (0..points.len()).rev() {
             view = view.reduce(RunAction::Point {
                 generation: 2,
                 index: i,
-                outcome: outcomes[i].clone(),
+                outcome: Box::new(outcomes[i].clone()),
             });
         }
         let expected = experiment::run_all(&exp, &mut |_, _| true).unwrap();
