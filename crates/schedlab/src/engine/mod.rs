@@ -214,6 +214,9 @@ pub struct Sim {
     wakeup_scan_ns: u64,
     /// The scheduler's own state (balancing timers, idle-core hints).
     pub(crate) sched: SchedState,
+    /// The CPUs `cpu_idle` holds for, kept up to date as they change so a
+    /// wakeup's idle scan reads one mask instead of every CPU.
+    pub(crate) idle_cpus: CpuSet,
 }
 
 impl Sim {
@@ -298,6 +301,7 @@ impl Sim {
             seg_touched: Vec::new(),
             wakeup_scan_ns: 0,
             sched,
+            idle_cpus: CpuSet::first_n(n),
         };
         let tick = sim.policy.tunables.tick_ns();
         for c in 0..n {

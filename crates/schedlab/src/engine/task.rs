@@ -360,6 +360,7 @@ impl Sim {
             .rq
             .place(id, &mut self.ents, true, &self.policy);
         self.cpus[cpu].rq.enqueue(id, &mut self.ents);
+        self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
         self.notify_enqueued(cpu, id, parent.is_some() && parent_cpu != cpu, false);
@@ -942,6 +943,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .block_curr(task, &mut self.ents, &self.policy);
+        self.note_idle(cpu);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
             Wait::Read(c) => {
@@ -975,6 +977,7 @@ impl Sim {
         self.touch_rq(cpu);
         self.touch_task(task);
         self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        self.note_idle(cpu);
         let rq = &mut self.cpus[cpu].rq;
         rq.pelt
             .detach(&self.ents[task].pelt, self.ents[task].weight);
@@ -1066,6 +1069,7 @@ impl Sim {
             self.counters.bump(self.ids.ipi_sent);
             self.tasks[task].state = TaskState::Waking(target);
             self.cpus[target].wake_pending += 1;
+            self.note_idle(target);
             self.queue.push(
                 self.now + self.cost.ipi_latency(),
                 Event::WakeArrive { cpu: target, task },
@@ -1086,6 +1090,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .requeue_delayed(task, &mut self.ents, &self.policy);
+        self.note_idle(cpu);
         self.tasks[task].state = TaskState::Queued(cpu);
         self.counters.count(Counter::TtwuDelayed);
         if cpu == this {
@@ -1125,6 +1130,7 @@ impl Sim {
 
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
         self.cpus[cpu].wake_pending -= 1;
+        self.note_idle(cpu);
         self.activate(task, cpu);
         let preempted = self.notify_enqueued(cpu, task, false, false);
         self.count_wakeup_preempt(preempted, false);
@@ -1144,6 +1150,7 @@ impl Sim {
             .rq
             .place(task, &mut self.ents, false, &self.policy);
         self.cpus[cpu].rq.enqueue(task, &mut self.ents);
+        self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
     }
@@ -1176,6 +1183,7 @@ impl Sim {
         self.cpus[from]
             .rq
             .dequeue(task, &mut self.ents, &self.policy);
+        self.note_idle(from);
         self.move_accounting(task, from, to);
         if self.policy.era.rules().picker == Picker::Eevdf {
             // EEVDF places a moved task by its lag on the new queue.
@@ -1184,6 +1192,7 @@ impl Sim {
                 .place(task, &mut self.ents, false, &self.policy);
         }
         self.cpus[to].rq.enqueue(task, &mut self.ents);
+        self.note_idle(to);
         note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
         // A delayed task (EEVDF) moves still asleep, and stays delayed.
         if !self.ents[task].delayed {

@@ -487,22 +487,27 @@ fn scan_idle_cpu(
     nr: u64,
     this: usize,
 ) -> Option<usize> {
-    let mut nr = nr;
-    let mut scanned = 0u64;
-    let mut found = None;
-    let mut exhausted = false;
-    for cpu in wrap_from(cpus, start) {
-        nr -= 1;
-        if nr == 0 {
-            exhausted = true;
-            break;
+    // The kernel checks CPUs one by one in wrap order from `start`; the
+    // first idle one in that order and its position there give the same
+    // outcome and count from the idle mask.
+    let budget = nr - 1;
+    let idle = cpus.intersection(&env.idle_cpus());
+    let first = idle.first_from(start).or_else(|| idle.first());
+    let before_start = cpus.count_below(start) as u64;
+    let n = cpus.len() as u64;
+    let position = first.map(|c| {
+        let below = cpus.count_below(c) as u64;
+        if c >= start {
+            below - before_start
+        } else {
+            n - before_start + below
         }
-        scanned += 1;
-        if env.cpu_idle(cpu) {
-            found = Some(cpu);
-            break;
-        }
-    }
+    });
+    let (found, scanned, exhausted) = match position {
+        Some(k) if k < budget => (first, k + 1, false),
+        _ if n <= budget => (None, n, false),
+        _ => (None, budget, true),
+    };
     placed.scanned += scanned as u32;
     if !exhausted {
         let llc = env.topology().cpus[this].llc;
