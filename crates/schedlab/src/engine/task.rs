@@ -403,13 +403,21 @@ impl Sim {
     fn recharge_llcs(&mut self, chan: usize) {
         let ch = &mut self.chans[chan];
         let (old, old_llcs) = ch.charged;
-        for l in old_llcs.into_iter().flatten() {
-            self.llc_buf_bytes[l] -= old;
-        }
         let llcs = [
             ch.writer_llc,
             ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
         ];
+        if llcs == old_llcs {
+            // The usual case: only the bytes changed.
+            for l in llcs.into_iter().flatten() {
+                self.llc_buf_bytes[l] = self.llc_buf_bytes[l] - old + ch.used;
+            }
+            ch.charged.0 = ch.used;
+            return;
+        }
+        for l in old_llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] -= old;
+        }
         for l in llcs.into_iter().flatten() {
             self.llc_buf_bytes[l] += ch.used;
         }
@@ -755,14 +763,16 @@ impl Sim {
                 let sync = ch
                     .kind
                     .sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
-                let mut waiters: Vec<(usize, bool)> = std::mem::take(&mut ch.readers)
-                    .into_iter()
-                    .map(|w| (w, sync))
-                    .collect();
+                let readers = std::mem::take(&mut ch.readers);
                 if ch.kind == ChannelKind::Tcp {
+                    let mut waiters: Vec<(usize, bool)> =
+                        readers.iter().map(|&w| (w, sync)).collect();
                     self.piggyback_acks(task, chan, &mut waiters);
+                    self.wake_each(cpu, waiters);
+                } else {
+                    self.wake_each(cpu, readers.iter().map(|&w| (w, sync)));
                 }
-                self.wake_each(cpu, waiters);
+                reuse_list(&mut self.chans[chan].readers, readers);
             }
             Pending::NetRx { chan, bytes } => {
                 self.counters.count(Counter::NetRxSoftirq);
@@ -794,12 +804,14 @@ impl Sim {
                     self.counters.count(Counter::TcpAckWakeup);
                 }
                 // sk_stream_write_space: a plain (not sync) wakeup.
-                self.wake_all(cpu, waiters, false);
+                self.wake_all(cpu, &waiters, false);
+                reuse_list(&mut self.chans[chan].writers, waiters);
             }
             Pending::Drained { chan } => {
                 let sync = self.chans[chan].kind.sync_writer_wakeup();
                 let waiters = std::mem::take(&mut self.chans[chan].writers);
-                self.wake_all(cpu, waiters, sync);
+                self.wake_all(cpu, &waiters, sync);
+                reuse_list(&mut self.chans[chan].writers, waiters);
             }
             Pending::Sleep(ns) => {
                 self.block(cpu, task, Wait::Timer);
@@ -905,8 +917,8 @@ impl Sim {
 
     /// Wakes every waiter of a channel; the waker pays for each wakeup
     /// (and its placement's idle-CPU scan) before continuing.
-    fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>, sync: bool) {
-        self.wake_each(cpu, waiters.into_iter().map(|w| (w, sync)));
+    fn wake_all(&mut self, cpu: usize, waiters: &[usize], sync: bool) {
+        self.wake_each(cpu, waiters.iter().map(|&w| (w, sync)));
     }
 
     /// [`Self::wake_all`] with each waiter's own sync hint.
@@ -1259,5 +1271,14 @@ impl Sim {
             }
         }
         preempted
+    }
+}
+
+/// Gives a wait list the allocation of the list it was taken from, emptied,
+/// unless it gained waiters meanwhile: a wakeup then allocates nothing.
+fn reuse_list(list: &mut Vec<usize>, mut spare: Vec<usize>) {
+    if list.is_empty() {
+        spare.clear();
+        *list = spare;
     }
 }
