@@ -71,7 +71,7 @@ impl CpuSet {
     }
 
     pub fn first(&self) -> Option<usize> {
-        self.iter().next()
+        self.first_from(0)
     }
 
     /// The first CPU at or after `cpu`.
