@@ -71,7 +71,37 @@ impl CpuSet {
     }
 
     pub fn first(&self) -> Option<usize> {
-        self.iter().next()
+        self.first_from(0)
+    }
+
+    /// The first CPU at or after `cpu`.
+    pub fn first_from(&self, cpu: usize) -> Option<usize> {
+        let w = cpu / 64;
+        if w >= WORDS {
+            return None;
+        }
+        let head = self.words[w] & (u64::MAX << (cpu % 64));
+        if head != 0 {
+            return Some(w * 64 + head.trailing_zeros() as usize);
+        }
+        (w + 1..WORDS)
+            .find(|&i| self.words[i] != 0)
+            .map(|i| i * 64 + self.words[i].trailing_zeros() as usize)
+    }
+
+    /// How many CPUs of the set are below `cpu`.
+    pub fn count_below(&self, cpu: usize) -> usize {
+        let w = cpu.min(CAPACITY) / 64;
+        let full: usize = self.words[..w]
+            .iter()
+            .map(|x| x.count_ones() as usize)
+            .sum();
+        let part = if w < WORDS {
+            (self.words[w] & ((1u64 << (cpu % 64)) - 1)).count_ones() as usize
+        } else {
+            0
+        };
+        full + part
     }
 
     /// CPUs in ascending order.
@@ -139,6 +169,15 @@ mod tests {
         assert_eq!(s.len(), 8);
         assert!(s.contains(1023));
         assert!(!s.contains(4));
+    }
+
+    #[test]
+    fn first_from_and_count_below_agree_with_iteration() {
+        let s: CpuSet = [0, 3, 63, 64, 130, 1023].into_iter().collect();
+        for cpu in 0..=CAPACITY {
+            assert_eq!(s.first_from(cpu), s.iter().find(|&c| c >= cpu), "{cpu}");
+            assert_eq!(s.count_below(cpu), s.iter().filter(|&c| c < cpu).count());
+        }
     }
 
     #[test]

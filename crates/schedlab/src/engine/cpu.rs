@@ -367,12 +367,19 @@ impl Sim {
     }
 
     /// After an event: if `cpu`'s busy state changed, its SMT siblings'
-    /// segments continue at their new speed.
+    /// segments continue at their new speed. Inlined: it runs for every
+    /// CPU an event touched, and mostly finds nothing changed.
+    #[inline(always)]
     pub(crate) fn flush_touched_cpu(&mut self, cpu: usize) {
         let busy = self.cpus[cpu].seg.is_some();
-        if busy == self.cpus[cpu].busy_notified {
-            return;
+        if busy != self.cpus[cpu].busy_notified {
+            self.busy_changed(cpu, busy);
         }
+    }
+
+    /// `cpu` became busy or idle: its siblings' segments are re-rated.
+    #[inline(never)]
+    fn busy_changed(&mut self, cpu: usize, busy: bool) {
         self.cpus[cpu].busy_notified = busy;
         if self.siblings[cpu].len() < 2 {
             return;
@@ -462,6 +469,7 @@ impl Sim {
         self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
         self.tasks[n].state = TaskState::Running(cpu);
         self.cpus[cpu].state = CpuState::Running;
+        self.note_idle(cpu);
         if prev == Some(n) {
             self.resume(cpu);
             return;
@@ -492,6 +500,7 @@ impl Sim {
         c.softirq_until = now + ns;
         c.gen += 1;
         let gen = c.gen;
+        self.note_idle(cpu);
         self.queue.push(now + ns, Event::BalanceDone { cpu, gen });
     }
 
@@ -571,6 +580,7 @@ impl Sim {
                     self.cpus[cpu]
                         .rq
                         .finish_delayed(t, &mut self.ents, &self.policy);
+                    self.note_idle(cpu);
                 }
                 _ => return next,
             }
@@ -591,6 +601,8 @@ impl Sim {
         c.state = CpuState::Idle;
         c.idle_since = now;
         c.cstate = cstate;
+        self.note_idle(cpu);
+        let c = &mut self.cpus[cpu];
         c.account(now, Some(Acct::Idle));
         if crate::sched::nohz::idle_enter(self, cpu, predicted) {
             self.cpus[cpu].tick_stopped = true;
@@ -654,6 +666,7 @@ impl Sim {
 
     pub(crate) fn idle_exit_done(&mut self, cpu: usize) {
         self.cpus[cpu].state = CpuState::Running;
+        self.note_idle(cpu);
         self.schedule(cpu);
     }
 
@@ -661,8 +674,23 @@ impl Sim {
     /// available_idle_cpu): nothing running, nothing queued, no wakeup on
     /// its way.
     pub(crate) fn cpu_idle(&self, cpu: usize) -> bool {
+        self.idle_cpus.contains(cpu)
+    }
+
+    /// cpu_idle computed from the CPU itself (what `idle_cpus` caches).
+    pub(crate) fn cpu_idle_now(&self, cpu: usize) -> bool {
         let c = &self.cpus[cpu];
         self.cpu_curr_idle(cpu) && c.rq.nr_running == 0 && c.wake_pending == 0
+    }
+
+    /// Brings `cpu`'s bit in `idle_cpus` up to date; called wherever its
+    /// state, its queue's nr_running or its pending wakeups change.
+    pub(crate) fn note_idle(&mut self, cpu: usize) {
+        if self.cpu_idle_now(cpu) {
+            self.idle_cpus.insert(cpu);
+        } else {
+            self.idle_cpus.remove(cpu);
+        }
     }
 
     /// 2.6.2x's idle_cpu: the idle task is current (tasks may be queued).

@@ -3,7 +3,8 @@
 //! task runs per CPU, queue bookkeeping matches its contents, every
 //! channel's buffered bytes cover what is readable and unacknowledged, and
 //! every CPU's busy + idle + overhead time equals the elapsed time (its
-//! softirq time a part of the overhead).
+//! softirq time a part of the overhead), and the idle-CPU mask matches the
+//! CPUs.
 
 use super::task::{TaskState, Wait};
 use super::Sim;
@@ -62,6 +63,15 @@ impl Sim {
                 return Err(format!(
                     "cpu{c}: softirq {} ns exceeds its kernel time {} ns",
                     cpu.time.net_rx_softirq_ns, cpu.time.overhead_ns
+                ));
+            }
+            if self.idle_cpus.contains(c) != self.cpu_idle_now(c) {
+                return Err(format!(
+                    "cpu{c}: the idle mask says idle = {} but the CPU is {:?} with {} queued and {} wakeups pending",
+                    self.idle_cpus.contains(c),
+                    cpu.state,
+                    rq.nr_running,
+                    cpu.wake_pending
                 ));
             }
             if cpu.accounted_until(self.now) != self.now {

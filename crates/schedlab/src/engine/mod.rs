@@ -18,7 +18,7 @@ mod sync;
 mod task;
 
 use crate::cost::CostModel;
-use crate::counters::{Cause, Counter, Distance, IDLE_ENTER_PREFIX};
+use crate::counters::{Affine, Cause, Counter, Distance, Level, Sis, IDLE_ENTER_PREFIX, LEVELS};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::error::{Error, Result};
@@ -121,10 +121,24 @@ struct CounterIds {
     forks: usize,
     /// `idle.enter.<C-state>`, by C-state index.
     idle_enter: Vec<usize>,
+    /// The placement counters every wakeup bumps, by index instead of by a
+    /// hash of the counter and its level name: `sis.*` by `Sis`, and per
+    /// level of [`LEVELS`] the wake_affine outcomes by `Affine` and the
+    /// migrations by `Cause`.
+    sis: [usize; Sis::ALL.len()],
+    wake_affine: Vec<[usize; Affine::ALL.len()]>,
+    migration: Vec<[usize; Cause::ALL.len()]>,
 }
 
 impl CounterIds {
     fn new(c: &mut Counters, topo: &Topology) -> Self {
+        // `placement` indexes by discriminant: the ALL lists are in order.
+        assert!(Sis::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
+        assert!(Affine::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, &a)| a as usize == i));
+        assert!(Cause::ALL.iter().enumerate().all(|(i, &k)| k as usize == i));
         CounterIds {
             idle_enter: topo
                 .costs
@@ -145,6 +159,35 @@ impl CounterIds {
             switches: c.id(&Counter::Switches.to_string()),
             tick_waiting: c.id(&Counter::TickWaiting.to_string()),
             forks: c.id(&Counter::Forks.to_string()),
+            sis: Sis::ALL.map(|s| c.id(&Counter::Sis(s).to_string())),
+            wake_affine: LEVELS
+                .iter()
+                .map(|&level| {
+                    Affine::ALL
+                        .map(|outcome| c.id(&Counter::WakeAffine { level, outcome }.to_string()))
+                })
+                .collect(),
+            migration: LEVELS
+                .iter()
+                .map(|&level| {
+                    Cause::ALL.map(|cause| c.id(&Counter::Migration { cause, level }.to_string()))
+                })
+                .collect(),
+        }
+    }
+
+    /// The index of a placement counter, if it has one here.
+    fn placement(&self, counter: Counter) -> Option<usize> {
+        let level_index = |level: Level| LEVELS.iter().position(|&l| l == level);
+        match counter {
+            Counter::Sis(s) => Some(self.sis[s as usize]),
+            Counter::WakeAffine { level, outcome } => {
+                level_index(level).map(|l| self.wake_affine[l][outcome as usize])
+            }
+            Counter::Migration { cause, level } => {
+                level_index(level).map(|l| self.migration[l][cause as usize])
+            }
+            _ => None,
         }
     }
 }
@@ -214,6 +257,9 @@ pub struct Sim {
     wakeup_scan_ns: u64,
     /// The scheduler's own state (balancing timers, idle-core hints).
     pub(crate) sched: SchedState,
+    /// The CPUs `cpu_idle` holds for, kept up to date as they change so a
+    /// wakeup's idle scan reads one mask instead of every CPU.
+    pub(crate) idle_cpus: CpuSet,
 }
 
 impl Sim {
@@ -298,6 +344,7 @@ impl Sim {
             seg_touched: Vec::new(),
             wakeup_scan_ns: 0,
             sched,
+            idle_cpus: CpuSet::first_n(n),
         };
         let tick = sim.policy.tunables.tick_ns();
         for c in 0..n {
@@ -501,7 +548,7 @@ impl Sim {
     /// branch and the domain level a migration crossed.
     fn count_placement(&mut self, placed: &crate::sched::wakeup::Placement, prev: usize) {
         for &c in placed.path.iter().flatten() {
-            self.counters.count(c);
+            self.count_placement_step(c);
         }
         if placed.cpu != prev {
             let level = self
@@ -513,7 +560,14 @@ impl Sim {
             } else {
                 Cause::Wakeup
             };
-            self.counters.count(Counter::Migration { cause, level });
+            self.count_placement_step(Counter::Migration { cause, level });
+        }
+    }
+
+    fn count_placement_step(&mut self, c: Counter) {
+        match self.ids.placement(c) {
+            Some(id) => self.counters.bump(id),
+            None => self.counters.count(c),
         }
     }
 

@@ -37,6 +37,9 @@ impl SchedEnv for Sim {
     fn cpu_idle(&self, cpu: usize) -> bool {
         Sim::cpu_idle(self, cpu)
     }
+    fn idle_cpus(&self) -> CpuSet {
+        self.idle_cpus
+    }
     fn cpu_curr_idle(&self, cpu: usize) -> bool {
         Sim::cpu_curr_idle(self, cpu)
     }

@@ -360,6 +360,7 @@ impl Sim {
             .rq
             .place(id, &mut self.ents, true, &self.policy);
         self.cpus[cpu].rq.enqueue(id, &mut self.ents);
+        self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
         let remote = parent.is_some() && parent_cpu != cpu;
@@ -403,13 +404,21 @@ impl Sim {
     fn recharge_llcs(&mut self, chan: usize) {
         let ch = &mut self.chans[chan];
         let (old, old_llcs) = ch.charged;
-        for l in old_llcs.into_iter().flatten() {
-            self.llc_buf_bytes[l] -= old;
-        }
         let llcs = [
             ch.writer_llc,
             ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
         ];
+        if llcs == old_llcs {
+            // The usual case: only the bytes changed.
+            for l in llcs.into_iter().flatten() {
+                self.llc_buf_bytes[l] = self.llc_buf_bytes[l] - old + ch.used;
+            }
+            ch.charged.0 = ch.used;
+            return;
+        }
+        for l in old_llcs.into_iter().flatten() {
+            self.llc_buf_bytes[l] -= old;
+        }
         for l in llcs.into_iter().flatten() {
             self.llc_buf_bytes[l] += ch.used;
         }
@@ -755,14 +764,16 @@ impl Sim {
                 let sync = ch
                     .kind
                     .sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
-                let mut waiters: Vec<(usize, bool)> = std::mem::take(&mut ch.readers)
-                    .into_iter()
-                    .map(|w| (w, sync))
-                    .collect();
+                let readers = std::mem::take(&mut ch.readers);
                 if ch.kind == ChannelKind::Tcp {
+                    let mut waiters: Vec<(usize, bool)> =
+                        readers.iter().map(|&w| (w, sync)).collect();
                     self.piggyback_acks(task, chan, &mut waiters);
+                    self.wake_each(cpu, waiters);
+                } else {
+                    self.wake_each(cpu, readers.iter().map(|&w| (w, sync)));
                 }
-                self.wake_each(cpu, waiters);
+                reuse_list(&mut self.chans[chan].readers, readers);
             }
             Pending::NetRx { chan, bytes } => {
                 self.counters.count(Counter::NetRxSoftirq);
@@ -794,12 +805,14 @@ impl Sim {
                     self.counters.count(Counter::TcpAckWakeup);
                 }
                 // sk_stream_write_space: a plain (not sync) wakeup.
-                self.wake_all(cpu, waiters, false);
+                self.wake_all(cpu, &waiters, false);
+                reuse_list(&mut self.chans[chan].writers, waiters);
             }
             Pending::Drained { chan } => {
                 let sync = self.chans[chan].kind.sync_writer_wakeup();
                 let waiters = std::mem::take(&mut self.chans[chan].writers);
-                self.wake_all(cpu, waiters, sync);
+                self.wake_all(cpu, &waiters, sync);
+                reuse_list(&mut self.chans[chan].writers, waiters);
             }
             Pending::Sleep(ns) => {
                 self.block(cpu, task, Wait::Timer);
@@ -905,8 +918,8 @@ impl Sim {
 
     /// Wakes every waiter of a channel; the waker pays for each wakeup
     /// (and its placement's idle-CPU scan) before continuing.
-    fn wake_all(&mut self, cpu: usize, waiters: Vec<usize>, sync: bool) {
-        self.wake_each(cpu, waiters.into_iter().map(|w| (w, sync)));
+    fn wake_all(&mut self, cpu: usize, waiters: &[usize], sync: bool) {
+        self.wake_each(cpu, waiters.iter().map(|&w| (w, sync)));
     }
 
     /// [`Self::wake_all`] with each waiter's own sync hint.
@@ -943,6 +956,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .block_curr(task, &mut self.ents, &self.policy);
+        self.note_idle(cpu);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
             Wait::Read(c) => {
@@ -976,6 +990,7 @@ impl Sim {
         self.touch_rq(cpu);
         self.touch_task(task);
         self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        self.note_idle(cpu);
         let rq = &mut self.cpus[cpu].rq;
         rq.pelt
             .detach(&self.ents[task].pelt, self.ents[task].weight);
@@ -1074,6 +1089,7 @@ impl Sim {
             };
             self.tasks[task].state = TaskState::Waking(target);
             self.cpus[target].wake_pending += 1;
+            self.note_idle(target);
             self.queue
                 .push(self.now + delay, Event::WakeArrive { cpu: target, task });
         } else {
@@ -1092,6 +1108,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .requeue_delayed(task, &mut self.ents, &self.policy);
+        self.note_idle(cpu);
         self.tasks[task].state = TaskState::Queued(cpu);
         self.counters.count(Counter::TtwuDelayed);
         if cpu == this {
@@ -1137,6 +1154,7 @@ impl Sim {
 
     pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
         self.cpus[cpu].wake_pending -= 1;
+        self.note_idle(cpu);
         self.activate(task, cpu);
         let preempted = self.notify_enqueued(cpu, task, None, false);
         self.count_wakeup_preempt(preempted, false);
@@ -1156,6 +1174,7 @@ impl Sim {
             .rq
             .place(task, &mut self.ents, false, &self.policy);
         self.cpus[cpu].rq.enqueue(task, &mut self.ents);
+        self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[task].state = TaskState::Queued(cpu);
     }
@@ -1188,6 +1207,7 @@ impl Sim {
         self.cpus[from]
             .rq
             .dequeue(task, &mut self.ents, &self.policy);
+        self.note_idle(from);
         self.move_accounting(task, from, to);
         if self.policy.era.rules().picker == Picker::Eevdf {
             // EEVDF places a moved task by its lag on the new queue.
@@ -1196,6 +1216,7 @@ impl Sim {
                 .place(task, &mut self.ents, false, &self.policy);
         }
         self.cpus[to].rq.enqueue(task, &mut self.ents);
+        self.note_idle(to);
         note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
         // A delayed task (EEVDF) moves still asleep, and stays delayed.
         if !self.ents[task].delayed {
@@ -1279,5 +1300,14 @@ impl Sim {
             }
         }
         preempted
+    }
+}
+
+/// Gives a wait list the allocation of the list it was taken from, emptied,
+/// unless it gained waiters meanwhile: a wakeup then allocates nothing.
+fn reuse_list(list: &mut Vec<usize>, mut spare: Vec<usize>) {
+    if list.is_empty() {
+        spare.clear();
+        *list = spare;
     }
 }

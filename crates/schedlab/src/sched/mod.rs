@@ -230,6 +230,12 @@ pub trait SchedEnv {
     fn avg_idle_ns(&self, cpu: usize) -> u64;
     /// idle_cpu() of 4.15+: nothing running, queued or on its way.
     fn cpu_idle(&self, cpu: usize) -> bool;
+    /// The CPUs for which `cpu_idle` holds.
+    fn idle_cpus(&self) -> CpuSet {
+        (0..self.topology().ncpus())
+            .filter(|&c| self.cpu_idle(c))
+            .collect()
+    }
     /// idle_cpu() of 2.6.2x: the idle task is current (tasks may be queued).
     fn cpu_curr_idle(&self, cpu: usize) -> bool;
     /// The C-state `cpu` is in (or was last in) and since when.

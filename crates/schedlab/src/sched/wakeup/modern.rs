@@ -426,10 +426,9 @@ pub(super) fn select_idle_sibling_6_5(
 /// select_idle_smt: an idle SMT thread of `cpu`'s core that `p` may use.
 fn idle_sibling(env: &impl SchedEnv, p: usize, cpu: usize) -> Option<usize> {
     let core = env.topology().core_span(cpu);
-    let found = core
-        .iter()
-        .find(|&c| env.allowed(p).contains(c) && env.cpu_idle(c));
-    found
+    core.intersection(env.allowed(p))
+        .intersection(&env.idle_cpus())
+        .first()
 }
 
 /// The first CPU of `cpus` after `cpu`, wrapping.
@@ -442,9 +441,21 @@ fn next_in(cpus: &crate::cpuset::CpuSet, cpu: usize) -> usize {
 
 /// `cpus` in order starting at `start`, wrapping (for_each_cpu_wrap).
 fn wrap_from(cpus: &crate::cpuset::CpuSet, start: usize) -> impl Iterator<Item = usize> + '_ {
-    cpus.iter()
-        .filter(move |&c| c >= start)
-        .chain(cpus.iter().filter(move |&c| c < start))
+    let mut at = start;
+    let mut wrapped = false;
+    std::iter::from_fn(move || loop {
+        match cpus.first_from(at) {
+            Some(c) if !wrapped || c < start => {
+                at = c + 1;
+                return Some(c);
+            }
+            None if !wrapped => {
+                wrapped = true;
+                at = 0;
+            }
+            _ => return None,
+        }
+    })
 }
 
 /// select_idle_core: the first core in `cpus` (from `start`) whose threads
@@ -456,6 +467,7 @@ fn scan_idle_core(
     cpus: &crate::cpuset::CpuSet,
     start: usize,
 ) -> Result<usize, Option<usize>> {
+    let idle = env.idle_cpus();
     let mut checked = crate::cpuset::CpuSet::new();
     let mut first_idle = None;
     for cpu in wrap_from(cpus, start) {
@@ -465,11 +477,11 @@ fn scan_idle_core(
         let core = env.topology().core_span(cpu);
         checked = checked.union(&core);
         placed.scanned += core.len() as u32;
-        if core.iter().all(|c| env.cpu_idle(c)) {
+        if core.is_subset(&idle) {
             return Ok(cpu);
         }
         if first_idle.is_none() {
-            first_idle = core.iter().find(|&c| cpus.contains(c) && env.cpu_idle(c));
+            first_idle = core.intersection(cpus).intersection(&idle).first();
         }
     }
     Err(first_idle)
@@ -487,22 +499,27 @@ fn scan_idle_cpu(
     nr: u64,
     this: usize,
 ) -> Option<usize> {
-    let mut nr = nr;
-    let mut scanned = 0u64;
-    let mut found = None;
-    let mut exhausted = false;
-    for cpu in wrap_from(cpus, start) {
-        nr -= 1;
-        if nr == 0 {
-            exhausted = true;
-            break;
+    // The kernel checks CPUs one by one in wrap order from `start`; the
+    // first idle one in that order and its position there give the same
+    // outcome and count from the idle mask.
+    let budget = nr - 1;
+    let idle = cpus.intersection(&env.idle_cpus());
+    let first = idle.first_from(start).or_else(|| idle.first());
+    let before_start = cpus.count_below(start) as u64;
+    let n = cpus.len() as u64;
+    let position = first.map(|c| {
+        let below = cpus.count_below(c) as u64;
+        if c >= start {
+            below - before_start
+        } else {
+            n - before_start + below
         }
-        scanned += 1;
-        if env.cpu_idle(cpu) {
-            found = Some(cpu);
-            break;
-        }
-    }
+    });
+    let (found, scanned, exhausted) = match position {
+        Some(k) if k < budget => (first, k + 1, false),
+        _ if n <= budget => (None, n, false),
+        _ => (None, budget, true),
+    };
     placed.scanned += scanned as u32;
     if !exhausted {
         let llc = env.topology().cpus[this].llc;
