@@ -532,6 +532,17 @@ impl<'de> serde::Deserialize<'de> for Reason {
 mod tests {
     use super::*;
 
+    /// The engine bumps placement counters by these enums' discriminants.
+    #[test]
+    fn placement_lists_are_in_discriminant_order() {
+        assert!(Sis::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
+        assert!(Affine::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, &a)| a as usize == i));
+        assert!(Cause::ALL.iter().enumerate().all(|(i, &k)| k as usize == i));
+    }
+
     /// Every counter the types can express, at every level.
     pub(crate) fn every_counter() -> Vec<Counter> {
         let mut all = Counter::FIXED.to_vec();

@@ -132,13 +132,8 @@ struct CounterIds {
 
 impl CounterIds {
     fn new(c: &mut Counters, topo: &Topology) -> Self {
-        // `placement` indexes by discriminant: the ALL lists are in order.
-        assert!(Sis::ALL.iter().enumerate().all(|(i, &s)| s as usize == i));
-        assert!(Affine::ALL
-            .iter()
-            .enumerate()
-            .all(|(i, &a)| a as usize == i));
-        assert!(Cause::ALL.iter().enumerate().all(|(i, &k)| k as usize == i));
+        // `placement` indexes by discriminant: the ALL lists are in that
+        // order (counters::tests::placement_lists_are_in_discriminant_order).
         CounterIds {
             idle_enter: topo
                 .costs
