@@ -20,7 +20,8 @@
 use super::cpu::SegKind;
 use super::task::{Pending, TaskState, Wait};
 use super::Sim;
-use crate::cost::WORK_SCALE;
+use crate::cost::{CostModel, WORK_SCALE};
+use crate::topology::Topology;
 use rand_core::RngCore;
 use std::collections::VecDeque;
 
@@ -82,19 +83,11 @@ impl Sim {
         self.counters.bump(id);
     }
 
-    /// An atomic on a line last written by `last` (which becomes `cpu`).
-    fn atomic_on(&mut self, last: &mut Option<usize>, cpu: usize) -> u64 {
-        let from = last.replace(cpu);
-        self.cost.atomic(&self.topo, from, cpu)
-    }
-
     /// `lock`: takes the mutex if free, else futex-waits for it.
     pub(super) fn lock(&mut self, cpu: usize, task: usize, m: usize) {
         if self.mutexes[m].owner.is_none() {
             self.mutexes[m].owner = Some(task);
-            let mut last = self.mutexes[m].last_cpu;
-            let cost = self.atomic_on(&mut last, cpu);
-            self.mutexes[m].last_cpu = last;
+            let cost = atomic_on(&self.cost, &self.topo, &mut self.mutexes[m].last_cpu, cpu);
             // Back from a futex wait that found the value changed, or in
             // user space all along.
             let kind = if std::mem::take(&mut self.tasks[task].in_syscall) {
@@ -153,9 +146,7 @@ impl Sim {
     /// `unlock`: releases the mutex; a futex wake if anyone waits.
     pub(super) fn unlock(&mut self, cpu: usize, m: usize) {
         self.mutexes[m].owner = None;
-        let mut last = self.mutexes[m].last_cpu;
-        let cost = self.atomic_on(&mut last, cpu);
-        self.mutexes[m].last_cpu = last;
+        let cost = atomic_on(&self.cost, &self.topo, &mut self.mutexes[m].last_cpu, cpu);
         if self.mutexes[m].waiters.is_empty() {
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
@@ -190,13 +181,14 @@ impl Sim {
         debug_assert_eq!(self.mutexes[mutex].owner, Some(task));
         self.conds[cond].waiters.push_back(task);
         self.tasks[task].released = false;
-        let mut last = self.conds[cond].last_cpu;
-        let mut cost = self.atomic_on(&mut last, cpu);
-        self.conds[cond].last_cpu = last;
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut self.conds[cond].last_cpu, cpu);
         self.mutexes[mutex].owner = None;
-        let mut last = self.mutexes[mutex].last_cpu;
-        cost += self.atomic_on(&mut last, cpu);
-        self.mutexes[mutex].last_cpu = last;
+        cost += atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.mutexes[mutex].last_cpu,
+            cpu,
+        );
         let wait = Wait::Cond(cond);
         let pending = if self.mutexes[mutex].waiters.is_empty() {
             Pending::Park(wait)
@@ -213,9 +205,7 @@ impl Sim {
     /// `signal` / `broadcast`: an atomic if nobody waits (the signal is
     /// lost), else a futex wake.
     pub(super) fn signal(&mut self, cpu: usize, cond: usize, all: bool) {
-        let mut last = self.conds[cond].last_cpu;
-        let cost = self.atomic_on(&mut last, cpu);
-        self.conds[cond].last_cpu = last;
+        let cost = atomic_on(&self.cost, &self.topo, &mut self.conds[cond].last_cpu, cpu);
         if self.conds[cond].waiters.is_empty() {
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
@@ -251,9 +241,7 @@ impl Sim {
 
     /// `barrier`: the last of its users to arrive releases the others.
     pub(super) fn barrier(&mut self, cpu: usize, task: usize, b: usize) {
-        let mut last = self.barriers[b].last_cpu;
-        let mut cost = self.atomic_on(&mut last, cpu);
-        self.barriers[b].last_cpu = last;
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut self.barriers[b].last_cpu, cpu);
         let br = &mut self.barriers[b];
         if br.waiting.len() + 1 >= br.users {
             let waiters = std::mem::take(&mut br.waiting);
@@ -291,4 +279,12 @@ impl Sim {
         self.tasks[task].mem_share = Some(share);
         self.start_work(cpu, SegKind::User, ns * WORK_SCALE, share, Pending::MemDone);
     }
+}
+
+/// An atomic on a line last written by `last` (which becomes `cpu`): a
+/// function of the fields it needs, so callers pass an object's `last_cpu`
+/// in place.
+fn atomic_on(cost: &CostModel, topo: &Topology, last: &mut Option<usize>, cpu: usize) -> u64 {
+    let from = last.replace(cpu);
+    cost.atomic(topo, from, cpu)
 }
