@@ -3,25 +3,21 @@
 //! (or focusing) a CPU outlines its sched-domain span at every level.
 
 use schedlab::domains::Domains;
+use schedlab::sorted_map::SortedMap;
 use schedlab::topology::Topology;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// CPUs grouped node -> package -> LLC -> core -> threads.
-type Tree = BTreeMap<usize, BTreeMap<usize, BTreeMap<usize, BTreeMap<usize, Vec<usize>>>>>;
+type Tree = SortedMap<usize, SortedMap<usize, SortedMap<usize, SortedMap<usize, Vec<usize>>>>>;
 
 pub fn tree(topo: &Topology) -> Tree {
     let mut t = Tree::new();
     for (cpu, c) in topo.cpus.iter().enumerate() {
-        t.entry(c.node)
-            .or_default()
-            .entry(c.package)
-            .or_default()
-            .entry(c.llc)
-            .or_default()
-            .entry(c.core)
-            .or_default()
+        t.entry_or_default(c.node)
+            .entry_or_default(c.package)
+            .entry_or_default(c.llc)
+            .entry_or_default(c.core)
             .push(cpu);
     }
     t

@@ -360,8 +360,7 @@ mod tests {
         new.variants[1]
             .policy
             .levels
-            .entry("NUMA".into())
-            .or_default()
+            .entry_or_default("NUMA".into())
             .flags
             .insert("WAKE_AFFINE".into(), true);
         new.variants[1]

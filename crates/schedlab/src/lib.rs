@@ -6,7 +6,7 @@
 //!
 //! Module map, by layer (a module uses its own layer and those below;
 //! `tests/layers.rs` enforces it; docs/ARCHITECTURE.md has the invariants):
-//! - model: [`limits`], [`cpuset`], [`topology`] (machines, presets,
+//! - model: [`limits`], [`sorted_map`], [`cpuset`], [`topology`] (machines, presets,
 //!   `lscpu -p` import), [`calibration`], [`policy`] (eras and their
 //!   [`policy::EraRules`], SD flags, features, tunables), [`domains`],
 //!   [`knobs`], [`counters`] (counters and trace reasons as types), [`seed`],
@@ -40,6 +40,7 @@ pub mod presets;
 pub mod report;
 pub mod sched;
 pub mod seed;
+pub mod sorted_map;
 pub mod topology;
 pub mod trace_export;
 pub mod workload;

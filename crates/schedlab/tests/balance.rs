@@ -161,8 +161,7 @@ fn cache_hot_tasks_move_only_after_cache_nice_tries_failures() {
     // the hot tasks are refused every time and stay.
     let mut spec = PolicySpec::era(Era::V2_6_28);
     spec.levels
-        .entry("MC".into())
-        .or_default()
+        .entry_or_default("MC".into())
         .params
         .insert("cache_nice_tries".into(), 100);
     let mut s = sim(topo, spec, &[task(0), task(1)], 2_000_000_000);
@@ -218,13 +217,11 @@ fn newidle_balance_follows_its_flag_on_the_node_level() {
         // idle_balance (v2.6.28) stops at the first level without the flag
         // until one with it has run: MC needs it for the walk to reach NODE.
         spec.levels
-            .entry("MC".into())
-            .or_default()
+            .entry_or_default("MC".into())
             .flags
             .insert("BALANCE_NEWIDLE".into(), true);
         spec.levels
-            .entry("NODE".into())
-            .or_default()
+            .entry_or_default("NODE".into())
             .flags
             .insert("BALANCE_NEWIDLE".into(), newidle);
         let n = topo.ncpus();

@@ -234,6 +234,19 @@ fn broken_experiments_are_told_in_words() {
         let msg = Experiment::from_json(text).expect_err(name).to_string();
         check(name, &msg, &["line "]);
     }
+    // A feature given twice (JSON allows it; which one was meant is unknown).
+    let with_feature = broken(|v| v["policy"]["features"] = serde_json::json!({"WA_WEIGHT": true}));
+    let twice = with_feature.replacen(
+        "\"WA_WEIGHT\": true",
+        "\"WA_WEIGHT\": true, \"WA_WEIGHT\": false",
+        1,
+    );
+    assert_ne!(twice, with_feature);
+    let msg = Experiment::from_json(&twice)
+        .expect_err("twice")
+        .to_string();
+    check("twice", &msg, &["policy.features"]);
+    assert!(msg.contains("\"WA_WEIGHT\" is given twice"), "{msg}");
 }
 
 #[test]

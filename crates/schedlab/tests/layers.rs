@@ -13,8 +13,9 @@ use std::path::Path;
 /// The layer of a top-level module (or `workload::bench`).
 fn layer_of(module: &str) -> usize {
     match module {
-        "arith" | "error" | "json_path" | "limits" | "cpuset" | "topology" | "policy"
-        | "domains" | "knobs" | "counters" | "calibration" | "seed" | "workload::program" => 0,
+        "arith" | "error" | "json_path" | "limits" | "sorted_map" | "cpuset" | "topology"
+        | "policy" | "domains" | "knobs" | "counters" | "calibration" | "seed"
+        | "workload::program" => 0,
         "sched" => 1,
         "engine" | "cost" => 2,
         "workload::bench" | "workload::rtapp" => 3,

@@ -29,9 +29,9 @@ use schedlab::domains::Domains;
 use schedlab::experiment::{Experiment, MachineRef};
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::PolicySpec;
+use schedlab::sorted_map::SortedMap;
 use schedlab::topology::Topology;
 use schedlab::{presets, Error};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 pub use workload::program_text;
 pub use workload::starting_value;
@@ -41,7 +41,7 @@ use yew::Reducible;
 pub struct Editor {
     pub experiment: Experiment,
     /// Fields whose text does not parse: field -> (text, error).
-    pub field_errors: BTreeMap<FieldId, (String, String)>,
+    pub field_errors: SortedMap<FieldId, (String, String)>,
     /// The core's error for the whole experiment, and the field it is shown at.
     pub invalid: Option<(FieldId, String)>,
     /// Something an edit did that the user should know (changes dropped).
@@ -116,7 +116,7 @@ impl Editor {
         let mut e = Editor {
             derived: Derived::of(&experiment),
             experiment,
-            field_errors: BTreeMap::new(),
+            field_errors: SortedMap::new(),
             invalid: None,
             notice: None,
         };

@@ -9,6 +9,7 @@ use super::{knobs_of, policy_of, topology, Applied, PolicyEdit, VariantEdit};
 use schedlab::experiment::{Experiment, Variant};
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::{Era, Feature, LevelParam, PolicyChanges, PolicySpec, SdFlag, Tunable};
+use schedlab::sorted_map::NameMap;
 use schedlab::topology::Topology;
 use schedlab::Error;
 use std::collections::BTreeMap;
@@ -111,7 +112,7 @@ fn set_flag(
     flatten(exp);
     let changes = &mut variant_mut(exp, i)?.policy;
     set_or_clear(
-        &mut changes.levels.entry(level).or_default().flags,
+        &mut changes.levels.entry_or_default(level).flags,
         flag,
         on,
         default,
@@ -141,7 +142,7 @@ fn set_level_param(
     flatten(exp);
     let changes = &mut variant_mut(exp, i)?.policy;
     set_or_clear(
-        &mut changes.levels.entry(level).or_default().params,
+        &mut changes.levels.entry_or_default(level).params,
         param.name().to_string(),
         value,
         default,
@@ -294,7 +295,7 @@ fn prune_empty_levels(changes: &mut PolicyChanges) {
 }
 
 /// Records `value` unless it is the era's default, which is recorded as no change.
-fn set_or_clear<T: PartialEq>(map: &mut BTreeMap<String, T>, key: String, value: T, default: T) {
+fn set_or_clear<T: PartialEq>(map: &mut NameMap<T>, key: String, value: T, default: T) {
     if value == default {
         map.remove(&key);
     } else {

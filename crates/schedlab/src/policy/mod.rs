@@ -21,8 +21,8 @@ pub use flags::{SdFlag, SdFlags};
 pub use tunables::{Tunable, Tunables};
 
 use crate::error::{Error, Result};
+use crate::sorted_map::NameMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A kernel policy as written: an era and changes to its defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,15 +30,15 @@ use std::collections::BTreeMap;
 pub struct PolicySpec {
     pub era: Era,
     /// Changes per domain level, by the era's level name (e.g. "NODE", "MC").
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub levels: BTreeMap<String, LevelChange>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub levels: NameMap<LevelChange>,
     /// Scheduler features to turn on (true) or off (false), e.g. "WA_WEIGHT".
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub features: BTreeMap<String, bool>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub features: NameMap<bool>,
     /// Tunables as the sysctl shows them (already scaled by CPU count), e.g.
     /// "sched_migration_cost_ns".
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tunables: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub tunables: NameMap<u64>,
 }
 
 /// Changes to one domain level.
@@ -46,11 +46,11 @@ pub struct PolicySpec {
 #[serde(deny_unknown_fields)]
 pub struct LevelChange {
     /// SD flags to set (true) or clear (false), with or without the "SD_" prefix.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub flags: BTreeMap<String, bool>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub flags: NameMap<bool>,
     /// Level parameters, e.g. "imbalance_pct", "busy_factor", "wake_idx".
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub params: BTreeMap<String, u32>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub params: NameMap<u32>,
 }
 
 /// Changes to a base policy (an experiment's variant or timeline step):
@@ -60,12 +60,12 @@ pub struct LevelChange {
 pub struct PolicyChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub era: Option<Era>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub levels: BTreeMap<String, LevelChange>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub features: BTreeMap<String, bool>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tunables: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub levels: NameMap<LevelChange>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub features: NameMap<bool>,
+    #[serde(default, skip_serializing_if = "NameMap::is_empty")]
+    pub tunables: NameMap<u64>,
 }
 
 impl PolicySpec {
@@ -82,9 +82,9 @@ impl PolicySpec {
     pub fn era(era: Era) -> Self {
         PolicySpec {
             era,
-            levels: BTreeMap::new(),
-            features: BTreeMap::new(),
-            tunables: BTreeMap::new(),
+            levels: NameMap::new(),
+            features: NameMap::new(),
+            tunables: NameMap::new(),
         }
     }
 
@@ -93,7 +93,7 @@ impl PolicySpec {
         let mut out = self.clone();
         out.era = other.era;
         for (level, change) in &other.levels {
-            let entry = out.levels.entry(level.clone()).or_default();
+            let entry = out.levels.entry_or_default(level.clone());
             entry
                 .flags
                 .extend(change.flags.iter().map(|(k, v)| (k.clone(), *v)));
@@ -121,7 +121,7 @@ impl PolicySpec {
         for (name, &value) in &self.tunables {
             tunables.set(Tunable::parse_for(era, name)?, value)?;
         }
-        let mut levels = BTreeMap::new();
+        let mut levels = NameMap::new();
         for (level, change) in &self.levels {
             if !era.level_names().contains(&level.as_str()) {
                 return Err(Error::unknown(
@@ -156,7 +156,7 @@ pub struct KernelPolicy {
     pub features: FeatureSet,
     pub tunables: Tunables,
     /// Changes per level name, applied on top of the era's template.
-    pub levels: BTreeMap<String, CheckedLevelChange>,
+    pub levels: NameMap<CheckedLevelChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

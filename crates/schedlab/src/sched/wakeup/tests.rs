@@ -224,8 +224,7 @@ fn legacy_passive_wake_balance() {
     // 112 x this_load <= 100 x load: 112 x 1024 <= 100 x 2048 (history after ticks).
     let mut spec = PolicySpec::era(Era::V2_6_28);
     spec.levels
-        .entry("MC".into())
-        .or_default()
+        .entry_or_default("MC".into())
         .flags
         .insert("WAKE_AFFINE".into(), false);
     let mut env = TestEnv::new("phoenix-2008", spec);
