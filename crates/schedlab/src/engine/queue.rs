@@ -107,15 +107,18 @@ pub struct EventQueue {
 }
 
 impl EventQueue {
+    #[inline]
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq += 1;
         self.heap.push(Reverse(Entry::new(time, self.seq, event)));
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(u64, Event)> {
         self.heap.pop().map(|Reverse(e)| (e.time(), e.event()))
     }
 
+    #[inline]
     pub fn peek_time(&self) -> Option<u64> {
         self.heap.peek().map(|Reverse(e)| e.time())
     }
