@@ -1,8 +1,10 @@
 //! [`SortedMap`] (and [`NameMap`], keyed by name): a small map kept as one
 //! sorted vector.
 //!
-//! Policies (features, tunables, levels, flags, params) and results (text
-//! lines) are maps of a few to a few dozen names. `BTreeMap` serves them but
+//! Policies (features, tunables, levels, flags, params) and the page's edit
+//! errors and machine drawing are maps of a few to a few dozen keys (an
+//! insert moves the entries after it, which at that size costs less than a
+//! tree's nodes). `BTreeMap` serves them but
 //! costs the page's first load about 8 KB of wasm per value type for its
 //! node splitting and merging; one sorted vector, searched by bisection,
 //! does the same job in a fraction of that. Iteration is in name order and
