@@ -2,11 +2,8 @@
 //! simulated ones, the presets run in parallel.
 
 use crate::run;
-use schedlab::{fidelity, presets};
+use schedlab::fidelity;
 
 pub fn run(jobs: Option<usize>) -> Result<String, String> {
-    fidelity::table(&mut |preset| {
-        let exp = presets::get(preset).map_err(|e| e.to_string())?;
-        Ok(run::run(&exp, jobs)?.results)
-    })
+    fidelity::table(&mut |exp| Ok(run::run(exp, jobs)?.results))
 }

@@ -4,8 +4,13 @@
 //! come from the commit messages of "sched: re-tune balancing" (Linux
 //! 2.6.28-rc3) and of the WA_WEIGHT wake-affine change (v4.15), and from a
 //! pipe ping-pong measured on a 2-vCPU KVM guest (docs/fidelity.md).
+//!
+//! A figure whose run is too short to be steady (hackbench at its default
+//! 100 loops) is also checked at neighbouring run lengths, and the table says
+//! at how many of them the direction holds: one run length can be luck.
 
-use crate::experiment::Results;
+use crate::experiment::{Experiment, Results, Sweep};
+use crate::presets;
 
 pub struct Published {
     pub what: &'static str,
@@ -14,6 +19,8 @@ pub struct Published {
     pub x: Option<u64>,
     /// (variant, published value) pairs; the first is the baseline.
     pub values: &'static [(&'static str, f64)],
+    /// A workload parameter and the values to check the direction at too.
+    pub also_at: Option<(&'static str, &'static [u64])>,
 }
 
 pub const PUBLISHED: &[Published] = &[
@@ -22,60 +29,70 @@ pub const PUBLISHED: &[Published] = &[
         preset: "retune-lat-ctx",
         x: None,
         values: &[("2.6.27", 5.70), ("2.6.28", 2.07)],
+        also_at: None,
     },
     Published {
         what: "pipe-test (usecs/loop)",
         preset: "retune-pipe-test",
         x: None,
         values: &[("2.6.27", 18.26), ("2.6.28", 8.63)],
+        also_at: None,
     },
     Published {
         what: "hackbench-20 (s)",
         preset: "waweight-hackbench-20",
         x: None,
         values: &[("NO_WA_WEIGHT", 7.362717561), ("WA_WEIGHT", 6.450509391)],
+        also_at: Some(("loops", &[80, 90, 100, 110, 120])),
     },
     Published {
         what: "tbench 2 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(2),
         values: &[("NO_WA_WEIGHT", 685.211), ("WA_WEIGHT", 697.292)],
+        also_at: None,
     },
     Published {
         what: "tbench 5 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(5),
         values: &[("NO_WA_WEIGHT", 1596.64), ("WA_WEIGHT", 1596.48)],
+        also_at: None,
     },
     Published {
         what: "tbench 10 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(10),
         values: &[("NO_WA_WEIGHT", 2985.47), ("WA_WEIGHT", 2975.22)],
+        also_at: None,
     },
     Published {
         what: "tbench 20 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(20),
         values: &[("NO_WA_WEIGHT", 4521.15), ("WA_WEIGHT", 4575.14)],
+        also_at: None,
     },
     Published {
         what: "tbench 40 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(40),
         values: &[("NO_WA_WEIGHT", 9438.1), ("WA_WEIGHT", 9468.65)],
+        also_at: None,
     },
     Published {
         what: "tbench 80 (MB/sec)",
         preset: "waweight-tbench",
         x: Some(80),
         values: &[("NO_WA_WEIGHT", 8210.5), ("WA_WEIGHT", 8631.73)],
+        also_at: None,
     },
     Published {
         what: "2-vCPU guest pipe ping-pong (usecs/loop)",
         preset: "kvm-pipe-test-pinning",
         x: None,
         values: &[("pinned", 8.68), ("free", 16.08)],
+        also_at: None,
     },
 ];
 
@@ -90,10 +107,29 @@ fn value(r: &Results, x: Option<u64>, variant: &str) -> Option<f64> {
     row.values.get(variant).copied()
 }
 
-/// The table, given each preset's results (`results_of` is asked once per
-/// preset named in [`PUBLISHED`]).
+/// Variant `i`'s change from the baseline (the first), in percent.
+fn change_pct(values: &[f64], i: usize) -> f64 {
+    (values[i] - values[0]) / values[0] * 100.0
+}
+
+/// The published values of `p`.
+fn published(p: &Published) -> Vec<f64> {
+    p.values.iter().map(|(_, v)| *v).collect()
+}
+
+/// The simulated values of `p`'s variants at sweep value `x` (or the first row).
+fn simulated(p: &Published, r: &Results, x: Option<u64>) -> Vec<f64> {
+    p.values
+        .iter()
+        .map(|(v, _)| value(r, x, v).unwrap_or(f64::NAN))
+        .collect()
+}
+
+/// The table, given a way to run an experiment (asked once per preset named
+/// in [`PUBLISHED`], and once more for each figure with `also_at`, with that
+/// preset swept over those values).
 pub fn table(
-    results_of: &mut dyn FnMut(&str) -> Result<Results, String>,
+    run: &mut dyn FnMut(&Experiment) -> Result<Results, String>,
 ) -> Result<String, String> {
     let mut cache: Vec<(&str, Results)> = Vec::new();
     let mut out = format!(
@@ -102,30 +138,25 @@ pub fn table(
     );
     for p in PUBLISHED {
         if !cache.iter().any(|(n, _)| *n == p.preset) {
-            cache.push((p.preset, results_of(p.preset)?));
+            let exp = presets::get(p.preset).map_err(|e| e.to_string())?;
+            cache.push((p.preset, run(&exp)?));
         }
         let r = &cache
             .iter()
             .find(|(n, _)| *n == p.preset)
             .expect("cached")
             .1;
-        let sim: Vec<f64> = p
-            .values
-            .iter()
-            .map(|(v, _)| value(r, p.x, v).unwrap_or(f64::NAN))
-            .collect();
+        let sim = simulated(p, r, p.x);
+        let publ = published(p);
         for (i, (variant, published)) in p.values.iter().enumerate() {
             let direction = if i == 0 {
                 String::new()
             } else {
-                let pub_up = *published > p.values[0].1;
-                let sim_up = sim[i] > sim[0];
-                let pub_pct = (published - p.values[0].1) / p.values[0].1 * 100.0;
-                let sim_pct = (sim[i] - sim[0]) / sim[0] * 100.0;
+                let (pub_pct, sim_pct) = (change_pct(&publ, i), change_pct(&sim, i));
                 // Identical numbers: the variants made the same decisions.
                 let verdict = if sim[i] == sim[0] {
                     "flat"
-                } else if pub_up == sim_up {
+                } else if (pub_pct > 0.0) == (sim_pct > 0.0) {
                     "right"
                 } else {
                     "WRONG"
@@ -141,6 +172,48 @@ pub fn table(
                 sim[i] / published
             ));
         }
+        if let Some((param, values)) = p.also_at {
+            out.push_str(&also_at(p, param, values, run)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The direction of each variant's change at every value of `param`: at how
+/// many it is right, and the simulated changes.
+fn also_at(
+    p: &Published,
+    param: &str,
+    values: &[u64],
+    run: &mut dyn FnMut(&Experiment) -> Result<Results, String>,
+) -> Result<String, String> {
+    let mut exp = presets::get(p.preset).map_err(|e| e.to_string())?;
+    exp.sweep = Some(Sweep {
+        param: param.to_string(),
+        values: values.iter().map(|&v| v.into()).collect(),
+    });
+    let r = run(&exp)?;
+    let mut out = String::new();
+    for (i, (variant, _)) in p.values.iter().enumerate().skip(1) {
+        let changes: Vec<f64> = values
+            .iter()
+            .map(|&x| change_pct(&simulated(p, &r, Some(x)), i))
+            .collect();
+        let pub_pct = change_pct(&published(p), i);
+        let right = changes
+            .iter()
+            .filter(|c| (**c > 0.0) == (pub_pct > 0.0))
+            .count();
+        let listed: Vec<String> = changes.iter().map(|c| format!("{c:+.1}%")).collect();
+        let at: Vec<String> = values.iter().map(u64::to_string).collect();
+        out.push_str(&format!(
+            "{:<42} {:<13} right at {right} of {} ({param} {}: {})\n",
+            "",
+            variant,
+            values.len(),
+            at.join(", "),
+            listed.join(", ")
+        ));
     }
     Ok(out)
 }
