@@ -56,20 +56,6 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.find(key).ok().map(|i| &self.0[i].1)
     }
 
-    pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
-    where
-        K: Borrow<Q>,
-    {
-        self.find(key).ok().map(|i| &mut self.0[i].1)
-    }
-
-    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.find(key).is_ok()
-    }
-
     /// Sets `key` to `value`; returns the value it replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {
@@ -117,10 +103,6 @@ impl<K: Ord, V> SortedMap<K, V> {
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> {
         self.0.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> {
-        self.0.iter().map(|(_, v)| v)
     }
 }
 
