@@ -835,8 +835,10 @@ impl Sim {
         rq.update_load(now);
     }
 
-    /// Brings a task's PELT signals up to now, under its current state.
-    pub(crate) fn touch_task(&mut self, task: usize) {
+    /// Brings a task's PELT signals up to now, under its current state;
+    /// returns whether its averages moved (a period boundary was crossed),
+    /// which makes its next UTIL_EST sample count (cfs_se_util_change).
+    pub(crate) fn touch_task(&mut self, task: usize) -> bool {
         let (on_rq, running) = match self.tasks[task].state {
             TaskState::Running(_) => (1, true),
             TaskState::Queued(_) => (1, false),
@@ -845,7 +847,11 @@ impl Sim {
             _ => (0, false),
         };
         let e = &mut self.ents[task];
-        e.pelt.update(self.now, on_rq, on_rq, running, e.weight);
+        let moved = e.pelt.update(self.now, on_rq, on_rq, running, e.weight);
+        if moved {
+            e.util_est.unchanged = false;
+        }
+        moved
     }
 
     /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s

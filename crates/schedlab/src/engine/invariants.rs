@@ -1,10 +1,10 @@
 //! The model's invariants, checked after every event when a run asks for it
 //! (the property tests do): every task is in exactly one place, at most one
-//! task runs per CPU, queue bookkeeping matches its contents, every
-//! channel's buffered bytes cover what is readable and unacknowledged, and
-//! every CPU's busy + idle + overhead time equals the elapsed time (its
-//! softirq time a part of the overhead), and the idle-CPU mask matches the
-//! CPUs.
+//! task runs per CPU, queue bookkeeping (count, weight, UTIL_EST sum)
+//! matches its contents, every channel's buffered bytes cover what is
+//! readable and unacknowledged, every CPU's busy + idle + overhead time
+//! equals the elapsed time (its softirq time a part of the overhead), and
+//! the idle-CPU mask matches the CPUs.
 
 use super::task::{TaskState, Wait};
 use super::Sim;
@@ -17,10 +17,12 @@ impl Sim {
             let rq = &cpu.rq;
             let mut weight = 0;
             let mut count = 0;
+            let mut util_est = 0;
             if let Some(t) = rq.curr {
                 places[t] += 1;
                 count += 1;
                 weight += self.ents[t].weight;
+                util_est += self.ents[t].util_est.value();
                 if self.tasks[t].state != TaskState::Running(c) {
                     return Err(format!(
                         "cpu{c} runs task {t}, whose state is {:?}",
@@ -44,6 +46,7 @@ impl Sim {
                     }
                     continue;
                 }
+                util_est += self.ents[t].util_est.value();
                 if self.tasks[t].state != TaskState::Queued(c) {
                     return Err(format!(
                         "task {t} is queued on cpu{c} but its state is {:?}",
@@ -55,6 +58,12 @@ impl Sim {
                 return Err(format!(
                     "cpu{c}: nr_running {} / load {} but the queue holds {count} tasks of weight {weight}",
                     rq.nr_running, rq.load_weight
+                ));
+            }
+            if util_est != rq.util_est {
+                return Err(format!(
+                    "cpu{c}: util_est {} but its runnable tasks' estimates sum to {util_est}",
+                    rq.util_est
                 ));
             }
             rq.check_eevdf(&self.ents)

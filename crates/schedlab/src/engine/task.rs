@@ -11,9 +11,9 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::limits;
-use crate::policy::{Feature, Picker};
+use crate::policy::{Feature, Picker, UtilEstRule};
 use crate::sched::cfs::{weight_of_nice, Entity};
-use crate::sched::load::update_avg;
+use crate::sched::load::{update_avg, Pelt, UtilEst, SCHED_CAPACITY_SCALE};
 use crate::sched::wakeup::{self, WakeKind};
 use crate::sched::{note_nr_running, TaskSched};
 use crate::seed::splitmix64;
@@ -945,7 +945,10 @@ impl Sim {
 
     pub(super) fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
         self.touch_rq(cpu);
-        self.touch_task(task);
+        // v6.12's dequeue_task_fair takes the UTIL_EST sample before the
+        // dequeue brings the task's PELT up to now; v6.5's after.
+        let early = (self.ents[task].util_est, self.ents[task].pelt);
+        let moved = self.touch_task(task);
         // avg_overlap: how long the task ran on after it last woke another.
         if let Some(at) = self.tasks[task].sched.last_wakeup_exec.take() {
             let sample = self.ents[task].sum_exec_ns - at;
@@ -956,6 +959,7 @@ impl Sim {
         self.cpus[cpu]
             .rq
             .block_curr(task, &mut self.ents, &self.policy);
+        self.sample_util_est(task, early, moved);
         self.note_idle(cpu);
         self.tasks[task].state = TaskState::Blocked(wait);
         match wait {
@@ -984,6 +988,36 @@ impl Sim {
             Wait::Cond(_) | Wait::Barrier(_) => self.note_futex_wait(),
         }
         self.schedule(cpu);
+    }
+
+    /// util_est_update for a task that went to sleep: its utilisation is a
+    /// sample of its size, once its estimate has left the queue's sum.
+    /// `early` is the estimate and PELT before the dequeue's update, which
+    /// moved the averages or not.
+    fn sample_util_est(&mut self, task: usize, early: (UtilEst, Pelt), moved: bool) {
+        let rule = self.policy.era.rules().util_est;
+        if rule == UtilEstRule::Absent || !self.policy.features.has(Feature::UtilEst) {
+            return;
+        }
+        let fastup = self.policy.features.has(Feature::UtilEstFastup);
+        let e = &mut self.ents[task];
+        if rule == UtilEstRule::Ewma {
+            let (mut ue, pelt) = early;
+            ue.sample(
+                rule,
+                fastup,
+                pelt.util_avg,
+                pelt.runnable_avg,
+                SCHED_CAPACITY_SCALE,
+            );
+            // The dequeue's update came after the sample.
+            ue.unchanged &= !moved;
+            e.util_est = ue;
+        } else {
+            let (util, runnable) = (e.pelt.util_avg, e.pelt.runnable_avg);
+            e.util_est
+                .sample(rule, fastup, util, runnable, SCHED_CAPACITY_SCALE);
+        }
     }
 
     fn exit_task(&mut self, cpu: usize, task: usize) {

@@ -206,6 +206,19 @@ pub enum NohzBalancer {
     KickFromNext,
 }
 
+/// UTIL_EST: how a task's utilisation at sleep is kept (`sched::load::UtilEst`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UtilEstRule {
+    /// Before v4.17: utilisation is util_avg alone.
+    Absent,
+    /// v4.17 to v6.6: the last sample (util_est.enqueued) beside the
+    /// average; UTIL_EST_FASTUP (v5.5+) takes increases at once.
+    LastAndEwma,
+    /// v6.7+: the average alone; increases are always taken at once, and a
+    /// task that waited for the CPU (runnable above util) gives no sample.
+    Ewma,
+}
+
 /// When an idle CPU stops its tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TickStop {
@@ -395,6 +408,7 @@ pub struct EraRules {
     pub smt_balance: bool,
     pub nohz_balancer: NohzBalancer,
     pub tick_stop: TickStop,
+    pub util_est: UtilEstRule,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -442,6 +456,7 @@ const V2_6_27: EraRules = EraRules {
     active_balance: ActiveBalance::PeriodicOnly,
     nohz_balancer: NohzBalancer::Owner,
     tick_stop: TickStop::EveryIdle,
+    util_est: UtilEstRule::Absent,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -493,6 +508,7 @@ const V4_15: EraRules = EraRules {
     active_balance: ActiveBalance::AnyIdleType,
     nohz_balancer: NohzBalancer::Kick,
     tick_stop: TickStop::EveryIdle,
+    util_est: UtilEstRule::Absent,
 };
 
 const V6_5: EraRules = EraRules {
@@ -515,6 +531,7 @@ const V6_5: EraRules = EraRules {
     sis_prop_wake_avg_idle: true,
     ttwu_queue_to_idle: true,
     tick_stop: TickStop::PredictedTick,
+    util_est: UtilEstRule::LastAndEwma,
     nohz_balancer: NohzBalancer::KickFromNext,
     ..V4_15
 };
@@ -529,6 +546,7 @@ const V6_12: EraRules = EraRules {
     picker: Picker::Eevdf,
     balance_from_idle_core: true,
     smt_balance: true,
+    util_est: UtilEstRule::Ewma,
     ..V6_5
 };
 
@@ -594,7 +612,8 @@ mod tests {
         // select_idle_sibling (no clusters) and the new-idle gate are the
         // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
         // is the next one only, should_we_balance prefers an idle core, and
-        // find_busiest_group has group_smt_balance and sibling_imbalance.
+        // find_busiest_group has group_smt_balance and sibling_imbalance;
+        // util_est keeps its average alone (6.7).
         let v612 = Era::V6_12.rules().clone();
         assert_eq!(
             &EraRules {
@@ -603,6 +622,7 @@ mod tests {
                 picker: Picker::Cfs,
                 balance_from_idle_core: false,
                 smt_balance: false,
+                util_est: UtilEstRule::LastAndEwma,
                 ..v612
             },
             Era::V6_5.rules()

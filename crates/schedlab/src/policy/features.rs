@@ -47,6 +47,11 @@ pub enum Feature {
     /// EEVDF: a delayed task leaves (or is woken) with its positive lag
     /// dropped to zero.
     DelayZero,
+    /// v4.17+: utilisation counts the estimate of what tasks used when they
+    /// last slept (`EraRules::util_est`).
+    UtilEst,
+    /// v5.5 to v6.6: UTIL_EST takes an increase at once, not averaged.
+    UtilEstFastup,
     /// 2.6.2x check_preempt_wakeup: a wakeup preempts at once when the
     /// two tasks' avg_overlap says they hand work back and forth (the
     /// condition by era: `EraRules::overlap_preempt_needs_sync`).
@@ -106,6 +111,8 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaIdle, "WA_IDLE", true),
             (WaWeight, "WA_WEIGHT", true),
             (WaBias, "WA_BIAS", true),
+            (UtilEst, "UTIL_EST", true),
+            (UtilEstFastup, "UTIL_EST_FASTUP", true),
         ],
         // kernel/sched/features.h of v6.12: START_DEBIT, GENTLE_FAIR_SLEEPERS,
         // LAST_BUDDY and SIS_PROP are gone with CFS's pick and placement.
@@ -125,6 +132,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaIdle, "WA_IDLE", true),
             (WaWeight, "WA_WEIGHT", true),
             (WaBias, "WA_BIAS", true),
+            (UtilEst, "UTIL_EST", true),
         ],
     }
 }

@@ -14,7 +14,7 @@ mod tunables;
 pub use era::{
     ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, EraRules, Generation,
     GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, TickStop,
-    WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
+    UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

@@ -16,6 +16,7 @@ use crate::policy::{
 };
 use crate::sched::groups::{group_stats, GroupStats, GroupType};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::util::{cpu_util, task_util_est};
 use crate::sched::wakeup::{adjust_numa_imbalance, imb_numa_nr};
 use crate::sched::{instant_load, ran_recently, SchedEnv};
 use crate::topology::{CpuDistance, Topology};
@@ -425,7 +426,7 @@ fn may_push(rule: ActiveBalance, idle: IdleType, kind: Migrate) -> bool {
 
 /// update_idle_cpu_scan (v6.5): a periodic balance of the LLC-sized
 /// domain rewrites its LLC's SIS_UTIL scan budget from the domain's
-/// utilisation (each CPU's capped at its capacity, as cpu_util_cfs is).
+/// utilisation (cpu_util_cfs of each CPU).
 fn update_idle_cpu_scan(env: &mut impl SchedEnv, this: usize, level: usize, idle: IdleType) {
     if idle == IdleType::NewIdle || !env.policy().features.has(crate::policy::Feature::SisUtil) {
         return;
@@ -446,11 +447,7 @@ fn update_idle_cpu_scan(env: &mut impl SchedEnv, this: usize, level: usize, idle
     }
     let llc = env.topology().cpus[this].llc;
     let pct = d.params.imbalance_pct as u64;
-    let sum_util: u64 = d
-        .span
-        .iter()
-        .map(|c| env.rq(c).pelt.util_avg.min(SCHED_CAPACITY_SCALE))
-        .sum();
+    let sum_util: u64 = d.span.iter().map(|c| cpu_util(env, c, None, false)).sum();
     env.state_mut().llc_nr_idle_scan[llc] =
         crate::sched::wakeup::nr_idle_scan(sum_util, llc_weight as u64, pct);
 }
@@ -699,7 +696,7 @@ fn find_busiest_queue(
             let key = match imb.kind {
                 Migrate::Load if pelt => rq.pelt.load_avg,
                 Migrate::Load => instant_load(env, c),
-                Migrate::Util => rq.pelt.util_avg,
+                Migrate::Util => cpu_util(env, c, None, true),
                 Migrate::Task => rq.nr_running as u64,
             };
             (key, std::cmp::Reverse(c))
@@ -761,7 +758,7 @@ fn detach_and_attach(
             Migrate::Load if balance_load == BalanceLoad::Weight => env.entity(t).weight,
             // task_h_load, at least 1 so the imbalance shrinks (v4.15).
             Migrate::Load => env.entity(t).pelt.load_avg.max(1),
-            Migrate::Util => env.entity(t).pelt.util_avg,
+            Migrate::Util => task_util_est(env, t),
             Migrate::Task => 1,
         };
         // Skip a task whose half load exceeds what is left to move
@@ -855,9 +852,10 @@ mod tests {
         let core0 = *d.groups.iter().find(|g| g.contains(0)).unwrap();
         assert_eq!(core0.iter().collect::<Vec<_>>(), vec![0, 8]);
         let s = group_stats(&env, d, &core0, None);
-        // load = util = 3 x 1024; capacity = 2 x 1024 = 2048; nr 3 > weight 2
-        // and 2048 x 100 = 204,800 < 3072 x 117 = 359,424: overloaded.
-        assert_eq!((s.load, s.util, s.capacity), (3072, 3072, 2048));
+        // load = runnable = 3 x 1024; util = 1024, as cpu_util caps CPU 0's
+        // 3072 at its capacity; capacity = 2 x 1024 = 2048; nr 3 > weight 2
+        // and 2048 x 117 = 239,616 < 3072 x 100 = 307,200: overloaded.
+        assert_eq!((s.load, s.util, s.capacity), (3072, 1024, 2048));
         assert_eq!((s.nr_running, s.idle_cpus, s.weight), (3, 1, 2));
         assert_eq!(s.kind, GroupType::Overloaded);
         // avg_load = 3072 x 1024 / 2048 = 1536.

@@ -7,7 +7,7 @@
 //! task id; functions here take that table.
 
 use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies};
-use crate::sched::load::Pelt;
+use crate::sched::load::{Pelt, UtilEst};
 
 mod eevdf;
 mod ordered;
@@ -65,6 +65,8 @@ pub struct Entity {
     /// enqueue, a pick (4.15+ pick_next_task_fair's list_move, which makes
     /// cfs_tasks most recently used first) or a skip in detach_tasks.
     pub mru_seq: u64,
+    /// UTIL_EST's estimate of the task's utilisation when it last slept.
+    pub util_est: UtilEst,
 }
 
 impl Entity {
@@ -84,6 +86,7 @@ impl Entity {
             rel_deadline: None,
             enqueued_seq: 0,
             mru_seq: 0,
+            util_est: UtilEst::default(),
         }
     }
 }
@@ -111,6 +114,10 @@ pub struct CfsRq {
     /// When the current next-buddy pair started (2.6.27's pair_start).
     pub pair_start_ns: u64,
     pub pelt: Pelt,
+    /// UTIL_EST: the sum of the estimates of the runnable tasks, not
+    /// counting delayed ones (cfs_rq->avg.util_est; util_est_enqueue and
+    /// util_est_dequeue).
+    pub util_est: u64,
     /// The queue picks by EEVDF (v6.12) rather than CFS.
     eevdf: bool,
     /// EEVDF: queued entities by (vruntime, id), for min_vruntime (the
@@ -144,6 +151,7 @@ impl CfsRq {
             last: None,
             pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
+            util_est: 0,
             eevdf: false,
             by_vruntime: OrderedSet::default(),
             avg_vruntime: 0,
@@ -277,6 +285,10 @@ impl CfsRq {
         debug_assert!(inserted, "task {id} enqueued twice");
         self.load_weight += e.weight;
         self.nr_running += 1;
+        // A delayed task moves between queues still asleep, not counted.
+        if !e.delayed {
+            self.util_est += e.util_est.value();
+        }
         if !self.eevdf {
             self.update_min_vruntime(ents);
         }
@@ -300,6 +312,9 @@ impl CfsRq {
         debug_assert!(removed, "task {id} was not queued");
         self.load_weight -= e.weight;
         self.nr_running -= 1;
+        if !e.delayed {
+            self.util_est_dequeue(e);
+        }
         self.clear_buddies(id);
         if self.eevdf {
             self.update_min_vruntime(ents);
@@ -312,12 +327,19 @@ impl CfsRq {
         self.curr = None;
         self.load_weight -= ents[id].weight;
         self.nr_running -= 1;
+        self.util_est_dequeue(&ents[id]);
         self.clear_buddies(id);
         if self.eevdf {
             self.protect = None;
             self.resched = false;
             self.update_min_vruntime(ents);
         }
+    }
+
+    /// util_est_dequeue: the task's estimate leaves the queue's sum (never
+    /// below zero, as the kernel's min_t keeps it).
+    pub(crate) fn util_est_dequeue(&mut self, e: &Entity) {
+        self.util_est = self.util_est.saturating_sub(e.util_est.value());
     }
 
     /// The running task goes back into the tree (preempted).

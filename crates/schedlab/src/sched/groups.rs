@@ -49,7 +49,7 @@ pub(crate) fn group_stats(
             _ => Default::default(),
         };
         load += rq.pelt.load_avg.saturating_sub(mine.load_avg);
-        util += rq.pelt.util_avg.saturating_sub(mine.util_avg);
+        util += super::util::cpu_util(env, i, exclude, false);
         runnable += rq.pelt.runnable_avg.saturating_sub(mine.runnable_avg);
         nr += rq.nr_running;
         if env.cpu_idle(i) {

@@ -6,6 +6,8 @@
 
 /// The largest value a PELT sum of a always-running entity reaches.
 pub const LOAD_AVG_MAX: u64 = 47742;
+use crate::policy::UtilEstRule;
+
 /// PELT periods for the contribution to halve.
 const LOAD_AVG_PERIOD: u64 = 32;
 /// The kernel's update_avg(): a 1/8-weight moving average, as avg_idle,
@@ -72,14 +74,25 @@ impl Pelt {
     /// weights; a task: 1 while runnable), `runnable` runnable tasks, and was
     /// running or not. `weight` scales load_avg (1 for run queues, whose
     /// load_sum is already weighted).
-    pub fn update(&mut self, now_ns: u64, load: u64, runnable: u64, running: bool, weight: u64) {
+    ///
+    /// The sums grow on every update, the averages move only when a period
+    /// boundary was crossed (___update_load_sum returning 1 before
+    /// ___update_load_avg, v4.15 and v6.x); returns whether they moved.
+    pub fn update(
+        &mut self,
+        now_ns: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        weight: u64,
+    ) -> bool {
         // Time in ~microseconds (1024 ns), as the kernel does.
         let Some(elapsed) = now_ns.checked_sub(self.last_update_ns) else {
-            return;
+            return false;
         };
         let mut delta = elapsed >> 10;
         if delta == 0 {
-            return;
+            return false;
         }
         self.last_update_ns += delta << 10;
         delta += self.period_contrib;
@@ -108,10 +121,14 @@ impl Pelt {
         if running {
             self.util_sum += contrib * SCHED_CAPACITY_SCALE;
         }
+        if periods == 0 {
+            return false;
+        }
         let divider = LOAD_AVG_MAX - 1024 + self.period_contrib;
         self.load_avg = weight * self.load_sum / divider;
         self.runnable_avg = self.runnable_sum / divider;
         self.util_avg = self.util_sum / divider;
+        true
     }
 
     /// A new task's signals (init_entity_runnable_average and
@@ -155,6 +172,96 @@ impl Pelt {
         self.util_sum += task.util_sum;
         self.runnable_avg += task.runnable_avg;
         self.runnable_sum += task.runnable_sum;
+    }
+}
+
+/// UTIL_EST (v4.17+): what a task's utilisation was when it last went to
+/// sleep, so that a task waking from a long sleep, whose util_avg decayed
+/// meanwhile, is not taken for a small one. A run queue keeps the sum of
+/// its runnable tasks' estimates (cfs_rq->avg.util_est), which cpu_util
+/// sets against its util_avg.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UtilEst {
+    /// The samples' moving average, new samples weighted 1/4.
+    pub ewma: u64,
+    /// util_est.enqueued (to v6.6): the last sample itself; v6.7 keeps
+    /// the average alone.
+    pub last: u64,
+    /// UTIL_AVG_UNCHANGED: util_avg has not moved since the last sample,
+    /// so another would say nothing new.
+    pub unchanged: bool,
+}
+
+/// About 1% of a CPU: a sample this close to the estimate changes nothing.
+const UTIL_EST_MARGIN: u64 = SCHED_CAPACITY_SCALE / 100;
+/// A new sample's weight in the average: 1/2^2.
+const UTIL_EST_WEIGHT_SHIFT: u32 = 2;
+
+impl UtilEst {
+    /// _task_util_est: what the task adds to its queue's estimate.
+    pub fn value(&self) -> u64 {
+        self.ewma.max(self.last)
+    }
+
+    /// util_est_update after the task went to sleep with utilisation
+    /// `util` and runnable average `runnable` on a CPU of `capacity`; a
+    /// sample that is skipped leaves the estimate as it was.
+    pub fn sample(
+        &mut self,
+        rule: UtilEstRule,
+        fastup: bool,
+        util: u64,
+        runnable: u64,
+        capacity: u64,
+    ) {
+        if self.unchanged {
+            return;
+        }
+        let mut next = *self;
+        next.unchanged = true;
+        match rule {
+            UtilEstRule::Absent => return,
+            // v6.5 util_est_update.
+            UtilEstRule::LastAndEwma => {
+                let previous_last = self.last as i64;
+                next.last = util;
+                if fastup && next.ewma < util {
+                    next.ewma = util;
+                } else {
+                    let ewma_diff = util as i64 - next.ewma as i64;
+                    let within = |v: i64| v.unsigned_abs() < UTIL_EST_MARGIN;
+                    if within(ewma_diff) {
+                        if within(previous_last - util as i64) {
+                            return;
+                        }
+                    } else if util > capacity {
+                        return;
+                    } else {
+                        next.ewma = (((next.ewma << UTIL_EST_WEIGHT_SHIFT) as i64 + ewma_diff)
+                            >> UTIL_EST_WEIGHT_SHIFT) as u64;
+                    }
+                }
+            }
+            // v6.12 util_est_update: increases are taken at once, and a
+            // task that waited for the CPU gives no sample of its size.
+            UtilEstRule::Ewma => {
+                if next.ewma <= util {
+                    next.ewma = util;
+                } else {
+                    let diff = next.ewma - util;
+                    if diff >= UTIL_EST_MARGIN {
+                        if util > capacity {
+                            return;
+                        }
+                        if util + UTIL_EST_MARGIN >= runnable {
+                            next.ewma = ((next.ewma << UTIL_EST_WEIGHT_SHIFT) - diff)
+                                >> UTIL_EST_WEIGHT_SHIFT;
+                        }
+                    }
+                }
+            }
+        }
+        *self = next;
     }
 }
 
@@ -235,6 +342,110 @@ mod tests {
             "{}",
             p.load_sum
         );
+    }
+
+    #[test]
+    fn averages_move_only_when_a_period_boundary_is_crossed() {
+        // ___update_load_sum / ___update_load_avg (v4.15, v6.5): within a
+        // 1024 us period the sums grow and the averages hold.
+        let mut p = Pelt::new(0);
+        let mut now = 0;
+        for _ in 0..100 {
+            now += MS;
+            p.update(now, 1, 1, true, 1024);
+        }
+        let (util, sum) = (p.util_avg, p.util_sum);
+        let start = p.period_contrib;
+        now += (1024 - start - 10) * 1024; // 10 us short of the boundary
+        assert!(!p.update(now, 1, 1, true, 1024));
+        assert_eq!(p.util_avg, util);
+        assert!(p.util_sum > sum);
+        now += 20 * 1024;
+        assert!(p.update(now, 1, 1, true, 1024));
+        assert_ne!(p.util_avg, util);
+    }
+
+    fn sampled(
+        rule: UtilEstRule,
+        fastup: bool,
+        from: UtilEst,
+        util: u64,
+        runnable: u64,
+    ) -> UtilEst {
+        let mut ue = from;
+        ue.sample(rule, fastup, util, runnable, SCHED_CAPACITY_SCALE);
+        ue
+    }
+
+    #[test]
+    fn util_est_update_6_5_keeps_the_last_sample_and_smooths_decreases() {
+        let rule = UtilEstRule::LastAndEwma;
+        let ue = |ewma, last, unchanged| UtilEst {
+            ewma,
+            last,
+            unchanged,
+        };
+        // UTIL_EST_FASTUP takes an increase at once; without it, 1/4 of it.
+        assert_eq!(
+            sampled(rule, true, ue(0, 0, false), 400, 0),
+            ue(400, 400, true)
+        );
+        assert_eq!(
+            sampled(rule, false, ue(0, 0, false), 400, 0),
+            ue(100, 400, true)
+        );
+        // util_avg unchanged since the last sample: nothing new.
+        assert_eq!(
+            sampled(rule, true, ue(400, 400, true), 200, 0),
+            ue(400, 400, true)
+        );
+        // A decrease moves the average a quarter of the way: 400 - 200 / 4.
+        assert_eq!(
+            sampled(rule, true, ue(400, 400, false), 200, 0),
+            ue(350, 200, true)
+        );
+        // Within 1% of the average: the sample is kept only if it moved
+        // from the last one by more than 1%; otherwise nothing is stored.
+        assert_eq!(
+            sampled(rule, true, ue(350, 200, false), 345, 0),
+            ue(350, 345, true)
+        );
+        assert_eq!(
+            sampled(rule, true, ue(350, 345, false), 346, 0),
+            ue(350, 345, false)
+        );
+        // More than the CPU's capacity: no idle time, no sample.
+        assert_eq!(
+            sampled(rule, false, ue(350, 345, false), 1100, 0),
+            ue(350, 345, false)
+        );
+        assert_eq!(ue(350, 400, false).value(), 400);
+    }
+
+    #[test]
+    fn util_est_update_6_12_averages_decreases_of_tasks_that_did_not_wait() {
+        let rule = UtilEstRule::Ewma;
+        let ue = |ewma, unchanged| UtilEst {
+            ewma,
+            last: 0,
+            unchanged,
+        };
+        assert_eq!(sampled(rule, false, ue(0, false), 400, 400), ue(400, true));
+        assert_eq!(
+            sampled(rule, false, ue(400, false), 200, 200),
+            ue(350, true)
+        );
+        // Runnable well above util: it waited, so its size is not known.
+        assert_eq!(
+            sampled(rule, false, ue(350, false), 100, 500),
+            ue(350, true)
+        );
+        // Within 1%: kept as is.
+        assert_eq!(
+            sampled(rule, false, ue(350, false), 345, 345),
+            ue(350, true)
+        );
+        assert_eq!(sampled(rule, false, ue(350, true), 100, 100), ue(350, true));
     }
 
     #[test]

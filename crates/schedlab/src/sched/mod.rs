@@ -17,6 +17,7 @@ pub mod cfs;
 pub(crate) mod groups;
 pub mod load;
 pub mod nohz;
+pub(crate) mod util;
 pub mod wakeup;
 
 #[cfg(test)]

@@ -218,6 +218,9 @@ impl CfsRq {
             self.protect = None;
             self.resched = false;
             self.clear_buddies(id);
+            // Asleep, its estimate leaves the queue's sum (v6.12
+            // dequeue_task_fair), though it stays queued.
+            self.util_est_dequeue(&ents[id]);
             ents[id].delayed = true;
             self.tree_insert(id, &ents[id]);
             return true;
@@ -268,6 +271,7 @@ impl CfsRq {
             }
         }
         ents[id].delayed = false;
+        self.util_est += ents[id].util_est.value();
     }
 
     /// check_preempt_wakeup_fair: a pending reschedule stands; otherwise the
