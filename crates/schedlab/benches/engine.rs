@@ -16,6 +16,7 @@ fn config(machine: &str, era: Era, workload: &str, duration_ns: u64) -> SimConfi
         workload: Workload::compile(&spec, topology.ncpus()).unwrap(),
         topology,
         seed: 1,
+        start_ns: 0,
         duration_ns: Some(duration_ns),
         trace: None,
         measure_from_ns: 0,

@@ -29,14 +29,16 @@ impl BenchLine {
     }
 }
 
-/// Runs every point of preset `case` one after another, timed by
-/// `clock_ms` (any monotonic clock in milliseconds).
+/// Runs every point of preset `case` (its first repeat) one after another,
+/// timed by `clock_ms` (any monotonic clock in milliseconds).
 pub fn run_case(case: &str, clock_ms: &mut dyn FnMut() -> f64) -> Result<BenchLine> {
     let exp = presets::get(case)?;
     let points = exp.points()?;
     let start = clock_ms();
     let mut events = 0;
-    for p in &points {
+    // One repeat of each point, so a preset's repeat count does not change
+    // the case.
+    for p in points.iter().filter(|p| p.repeat == 0) {
         events += experiment::run_point(p, &mut |_| true)?.events;
     }
     Ok(BenchLine {

@@ -362,8 +362,10 @@ pub(crate) fn simulate(
 ) -> Result<(Sim, bool)> {
     let built = point.workload.build()?;
     let n = point.topology.ncpus();
+    let base = SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?;
     let cfg = SimConfig {
         seed: point.seed,
+        start_ns: crate::seed::start_phase(point.seed, base.policy.tunables.tick_ns()),
         duration_ns: built.duration_ns,
         measure_from_ns: built.measure_from_ns,
         trace: point.traced.then_some(TraceWindow {
@@ -372,7 +374,7 @@ pub(crate) fn simulate(
             max_events: TRACE_MAX_EVENTS,
             from_first_wakeup: true,
         }),
-        ..SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?
+        ..base
     };
     let mut sim = Sim::new(&cfg)?;
     let mut next_step = 0;

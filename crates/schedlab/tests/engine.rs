@@ -33,6 +33,7 @@ fn run_with(
         workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
         topology: topo.clone(),
         seed,
+        start_ns: 0,
         duration_ns,
         trace: Some(schedlab::engine::stats::TraceWindow {
             start_ns: 0,
@@ -225,20 +226,25 @@ fn measured_cpu_time_covers_exactly_the_time_after_the_warm_up() {
     let topo = machine(1, 1, 2, 1, HwCosts::default());
     let spec: WorkloadSpec = serde_json::from_str(&ping_pong(2_000, ("0", "1"))).unwrap();
     let measure_from_ns = 1_000_000;
+    // The workload starts 0.3 ms in (a start phase); the warm-up counts from there.
+    let start_ns = 300_000;
     let cfg = SimConfig {
         policy: PolicySpec::era(Era::V6_5).resolve(2).unwrap(),
         workload: Workload::compile(&spec, 2).unwrap(),
         topology: topo.clone(),
         seed: 1,
+        start_ns,
         duration_ns: None,
         trace: None,
         measure_from_ns,
         check_invariants: true,
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();
+    assert_eq!(out.measure_from_ns, start_ns + measure_from_ns);
     assert!(out.end_ns > 2 * measure_from_ns, "{}", out.end_ns);
     for (all, measured) in out.cpu_time.iter().zip(&out.measured_cpu_time) {
-        assert_eq!(measured.total(), out.end_ns - measure_from_ns);
+        assert_eq!(all.total(), out.end_ns);
+        assert_eq!(measured.total(), out.end_ns - start_ns - measure_from_ns);
         assert!(measured.overhead_ns > 0 && measured.overhead_ns < all.overhead_ns);
         assert!(measured.busy_ns <= all.busy_ns && measured.idle_ns <= all.idle_ns);
     }

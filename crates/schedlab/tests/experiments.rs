@@ -130,6 +130,22 @@ fn the_same_experiment_gives_identical_json_and_repeats_spread() {
     );
 }
 
+/// hackbench's tasks draw nothing from their random streams, yet its
+/// repeats differ: each seed starts the workload at its own phase of the
+/// ticks and PELT periods (`seed::start_phase`), as real runs do.
+#[test]
+fn repeats_start_at_their_own_phase_so_even_hackbench_spreads() {
+    let mut exp = presets::get("waweight-hackbench-20").unwrap();
+    if let schedlab::workload::bench::Benchmark::Hackbench(h) = &mut exp.workload {
+        h.groups = 4;
+        h.loops = 20;
+    }
+    exp.repeats = 3;
+    let r = run(&exp);
+    let s = &r.rows[0].spread["NO_WA_WEIGHT"];
+    assert!(s.max > s.min && s.stddev > 0.0, "{s:?}");
+}
+
 #[test]
 fn cancelling_a_run_stops_it_at_the_next_chunk() {
     let exp = presets::get("waweight-tbench").unwrap();

@@ -26,6 +26,7 @@ fn run(topo: &Topology, workload_json: &str) -> RunOutput {
         workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
         topology: topo.clone(),
         seed: 1,
+        start_ns: 0,
         duration_ns: None,
         trace: Some(TraceWindow {
             start_ns: 0,

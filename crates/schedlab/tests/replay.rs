@@ -108,6 +108,7 @@ fn the_trace_window_records_placement_branches() {
         workload: Workload::compile(&spec, 16).unwrap(),
         topology,
         seed: 1,
+        start_ns: 0,
         duration_ns: None,
         trace: Some(window),
         measure_from_ns: 0,

@@ -52,19 +52,25 @@ fn a_periodic_set_runs_with_its_periods_and_slack() {
         (mean_of(text, "thread1-0.period") - 16_000.0).abs() < 50.0,
         "{text}"
     );
-    let slack = mean_of(text, "thread0.slack");
-    assert!((7_500.0..8_000.0).contains(&slack), "{slack}\n{text}");
-    let slack = mean_of(text, "thread1-1.slack");
-    assert!((9_500.0..10_000.0).contains(&slack), "{slack}\n{text}");
     // run, as rt-app logs it: from the activation's start of running to
-    // its timer, the 2 ms and 6 ms of work and little else on an idle box.
+    // its timer: the 2 ms and 6 ms of work, stretched by at most the SMT
+    // sibling's share when the start phase lands thread0 beside a thread1
+    // (select_idle_sibling keeps an idle prev CPU even on a busy core).
     let run = mean_of(text, "thread0.run");
-    assert!((2_000.0..2_100.0).contains(&run), "{run}\n{text}");
+    assert!((2_000.0..2_700.0).contains(&run), "{run}\n{text}");
     let run = mean_of(text, "thread1-0.run");
-    assert!((6_000.0..6_300.0).contains(&run), "{run}\n{text}");
-    // The period is the run, the slack and the wakeup latency (~0.1 ms).
-    let gap = 10_000.0 - mean_of(text, "thread0.run") - mean_of(text, "thread0.slack");
-    assert!((0.0..300.0).contains(&gap), "{gap}\n{text}");
+    assert!((6_000.0..8_000.0).contains(&run), "{run}\n{text}");
+    // Each period is the run, the slack and the wakeup latency (~0.1 ms).
+    for (task, period) in [
+        ("thread0", 10_000.0),
+        ("thread1-0", 16_000.0),
+        ("thread1-1", 16_000.0),
+    ] {
+        let run = mean_of(text, &format!("{task}.run"));
+        let slack = mean_of(text, &format!("{task}.slack"));
+        let gap = period - run - slack;
+        assert!((0.0..300.0).contains(&gap), "{task}: {gap}\n{text}");
+    }
     assert!(text.contains("thread1-1"), "{text}");
     assert!(r.rows[0].wakeup_latency["6.12"].wakeups > 200);
 }

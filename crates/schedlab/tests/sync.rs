@@ -20,6 +20,7 @@ fn run(topo: &Topology, workload_json: &str, duration_ns: Option<u64>) -> RunOut
         workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
         topology: topo.clone(),
         seed: 1,
+        start_ns: 0,
         duration_ns,
         trace: None,
         measure_from_ns: 0,

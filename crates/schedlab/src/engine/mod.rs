@@ -42,6 +42,11 @@ pub struct SimConfig {
     pub policy: KernelPolicy,
     pub workload: Workload,
     pub seed: u64,
+    /// When the workload starts. The CPUs' ticks and PELT periods run from
+    /// 0, so this is its phase within them (experiments draw it from the
+    /// seed, `seed::start_phase`); the duration, the warm-up and the trace
+    /// window count from it.
+    pub start_ns: u64,
     /// Stop here even if tasks are still running (None: when all have exited).
     pub duration_ns: Option<u64>,
     pub trace: Option<TraceWindow>,
@@ -66,6 +71,7 @@ impl SimConfig {
             workload: Workload::compile(workload, n)?,
             topology,
             seed: 1,
+            start_ns: 0,
             duration_ns: None,
             trace: None,
             measure_from_ns: 0,
@@ -262,7 +268,7 @@ impl Sim {
         let topo = cfg.topology.clone();
         let domains = Domains::build(&topo, &cfg.policy)?;
         let end_ns = match cfg.duration_ns {
-            Some(d) => limits::SIM_TIME_NS.check("duration_ns", d)?,
+            Some(d) => cfg.start_ns + limits::SIM_TIME_NS.check("duration_ns", d)?,
             None => limits::SIM_TIME_NS.max,
         };
         let n = topo.ncpus();
@@ -326,13 +332,17 @@ impl Sim {
                 .iter()
                 .map(|l| MarkStats::new(l))
                 .collect(),
-            trace_window: cfg.trace,
+            trace_window: cfg.trace.map(|w| TraceWindow {
+                start_ns: cfg.start_ns + w.start_ns,
+                end_ns: cfg.start_ns + w.end_ns,
+                ..w
+            }),
             trace_opened_ns: None,
             trace: Vec::new(),
             events: 0,
             seed: cfg.seed,
             end_ns,
-            measure_from_ns: cfg.measure_from_ns,
+            measure_from_ns: cfg.start_ns + cfg.measure_from_ns,
             cpu_time_at_measure: Vec::new(),
             duration_set: cfg.duration_ns.is_some(),
             check_invariants: cfg.check_invariants,
@@ -345,6 +355,7 @@ impl Sim {
         for c in 0..n {
             sim.queue.push(tick, Event::Tick { cpu: c });
         }
+        sim.now = cfg.start_ns;
         for tpl in 0..sim.workload.initial {
             sim.start_task(tpl, None)?;
         }
