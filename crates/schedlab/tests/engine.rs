@@ -705,3 +705,48 @@ fn copies_between_buffers_that_fit_in_the_llc_leave_memory_alone() {
         "{starved:?} vs {fast:?}"
     );
 }
+
+/// A fast writer and a slow reader (20 us of work per 100-byte message)
+/// on two CPUs, through a `kind` channel of ten messages: how often the
+/// blocked writer was woken, and how many messages got through, in 20 ms.
+fn writer_wakeups_and_messages(kind: &str) -> (u64, u64) {
+    let spec = format!(
+        r#"{{"channels":[{{"kind":"{kind}","capacity":1000}}],
+            "tasks":[
+              {{"name":"w","affinity":"0","program":[{{"forever":[{{"write":{{"chan":0,"bytes":100}}}}]}}]}},
+              {{"name":"r","affinity":"1","program":[{{"forever":[
+                  {{"read":{{"chan":0,"bytes":100}}}},{{"compute":{{"ns":20000}}}}]}}]}}]}}"#
+    );
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(&topo, Era::V4_15, &spec, 1, Some(20_000_000));
+    (
+        out.tasks[0].wakeup_latency.count,
+        out.channels[0].bytes_read / 100,
+    )
+}
+
+/// unix_write_space (2.6.2x to 6.12) wakes a writer blocked on a full
+/// AF_UNIX stream socket only once unix_writable holds: at most a quarter
+/// of the send buffer queued. With ten messages' room the writer sleeps
+/// through eight reads; a pipe's writer (woken per read here) does not.
+#[test]
+fn a_unix_socket_wakes_its_blocked_writer_only_at_a_quarter_full() {
+    let (unix_wakeups, unix_messages) = writer_wakeups_and_messages("unix");
+    let (pipe_wakeups, pipe_messages) = writer_wakeups_and_messages("pipe");
+    // The reader bounds both: about 20 ms / 20 us messages each.
+    for m in [unix_messages, pipe_messages] {
+        assert!((800..=1000).contains(&m), "{m} messages");
+    }
+    // Pipe: a wakeup per message read. Unix: one per 8 to 10 (woken at 2
+    // queued, and the reader may take those while the writer's CPU leaves
+    // its idle state).
+    assert!(
+        pipe_wakeups * 10 >= pipe_messages * 9,
+        "{pipe_wakeups} of {pipe_messages}"
+    );
+    let per_wakeup = unix_messages as f64 / unix_wakeups as f64;
+    assert!(
+        (7.5..=10.5).contains(&per_wakeup),
+        "{unix_wakeups} wakeups, {unix_messages} messages"
+    );
+}

@@ -809,7 +809,12 @@ impl Sim {
                 reuse_list(&mut self.chans[chan].writers, waiters);
             }
             Pending::Drained { chan } => {
-                let sync = self.chans[chan].kind.sync_writer_wakeup();
+                let ch = &self.chans[chan];
+                if !ch.kind.read_wakes_writers(ch.used, ch.capacity) {
+                    self.continue_or_preempt(cpu);
+                    return;
+                }
+                let sync = ch.kind.sync_writer_wakeup();
                 let waiters = std::mem::take(&mut self.chans[chan].writers);
                 self.wake_all(cpu, &waiters, sync);
                 reuse_list(&mut self.chans[chan].writers, waiters);
