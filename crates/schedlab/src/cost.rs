@@ -15,6 +15,14 @@ const CACHE_LINE: u64 = 64;
 /// measured. Only where the work is accounted depends on it: the send path
 /// and its softirq run back to back on the sender's CPU.
 pub const NET_RX_SHARE: u64 = 512;
+/// The receiving side's share (1/1024) of an AF_UNIX stream message's
+/// socket work (`unix_msg_ns`): half, an estimate. unix_stream_sendmsg
+/// allocates the skb and its data and queues it under the peer's state
+/// lock; unix_stream_read_generic takes it off under the same lock and
+/// frees both (consume_skb, whose sock_wfree runs unix_write_space). One
+/// side allocates what the other frees; `schedlab calibrate` measures the
+/// pair, not the halves.
+pub const UNIX_RX_SHARE: u64 = 512;
 
 #[derive(Debug, Clone)]
 pub struct CostModel {
@@ -48,9 +56,24 @@ impl CostModel {
         use crate::workload::program::ChannelKind::*;
         match kind {
             Pipe => 0,
-            Unix => self.costs.unix_msg_ns,
+            Unix => self.costs.unix_msg_ns - self.unix_rx(),
             Tcp | Udp => self.net_tx(),
         }
+    }
+
+    /// Per-read socket work in the receiving system call: an AF_UNIX
+    /// read's dequeue and free ([`UNIX_RX_SHARE`] of `unix_msg_ns`; a read
+    /// is taken to free one message's skb). Pipes have none; a TCP or UDP
+    /// message's receive path ran in the sender's softirq.
+    pub fn msg_rx(&self, kind: crate::workload::program::ChannelKind) -> u64 {
+        match kind {
+            crate::workload::program::ChannelKind::Unix => self.unix_rx(),
+            _ => 0,
+        }
+    }
+
+    fn unix_rx(&self) -> u64 {
+        self.costs.unix_msg_ns * UNIX_RX_SHARE / 1024
     }
 
     /// A loopback message's transmit path (tcp_sendmsg / udp_sendmsg to
@@ -307,6 +330,27 @@ impl CostModel {
 mod tests {
     use super::*;
     use crate::topology::{preset, Topology};
+
+    /// unix_stream_sendmsg allocates and queues, unix_stream_read_generic
+    /// dequeues and frees: each side pays its half of `unix_msg_ns`, and
+    /// the two halves are the whole. Pipes pay neither.
+    #[test]
+    fn a_unix_message_is_paid_half_by_its_sender_and_half_by_its_reader() {
+        use crate::workload::program::ChannelKind;
+        let costs = HwCosts {
+            unix_msg_ns: 701,
+            ..HwCosts::default()
+        };
+        let m = CostModel::new(&costs);
+        let (tx, rx) = (m.msg(ChannelKind::Unix), m.msg_rx(ChannelKind::Unix));
+        assert_eq!(tx + rx, 701);
+        assert_eq!((tx, rx), (351, 350));
+        assert_eq!(
+            (m.msg(ChannelKind::Pipe), m.msg_rx(ChannelKind::Pipe)),
+            (0, 0)
+        );
+        assert_eq!(m.msg_rx(ChannelKind::Tcp), 0);
+    }
 
     #[test]
     fn costs_by_distance_and_working_set() {

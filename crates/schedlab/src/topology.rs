@@ -124,7 +124,9 @@ pub struct HwCosts {
     /// the receive softirq together, both on the sender's CPU (a pure ACK
     /// costs the same, on the reader's CPU); split by `cost::NET_RX_SHARE`.
     pub net_msg_ns: u64,
-    /// An AF_UNIX message's socket-buffer work (allocation, queueing), charged to the sender.
+    /// An AF_UNIX message's socket-buffer work, the sender's allocation and
+    /// queueing and the reader's dequeue and free; split by
+    /// `cost::UNIX_RX_SHARE`.
     pub unix_msg_ns: u64,
     /// A process context switch (address-space change included).
     pub context_switch_ns: u64,

@@ -544,7 +544,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     };
     match (unix_pair, pipe_pair) {
         (Some(u), Some(p)) => {
-            let mut how = "unix_msg_pair - pipe_op_pair - 2 x 96 bytes of copy (the engine charges it to the sender)".to_string();
+            let mut how = "unix_msg_pair - pipe_op_pair - 2 x 96 bytes of copy (the engine splits it between sender and reader)".to_string();
             let v = ns(u - p - 2.0 * copy_per_kib * 96.0 / 1024.0, &mut how);
             run.cost("unix_msg_ns", v as f64, "measured", how);
             costs.unix_msg_ns = v;

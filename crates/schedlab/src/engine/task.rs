@@ -511,8 +511,10 @@ impl Sim {
                         let from = ch.last_writer_cpu.unwrap_or(cpu);
                         self.recharge_llcs(chan);
                         let copy = self.cost.copy(take);
+                        let kind = self.chans[chan].kind;
                         let mut cost = self.syscall_entry(task)
                             + copy
+                            + self.cost.msg_rx(kind)
                             + self.cost.data_transfer(&self.topo, take, from, cpu);
                         let t = &mut self.tasks[task];
                         t.last_read = take;
