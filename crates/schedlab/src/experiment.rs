@@ -393,7 +393,8 @@ pub(crate) fn simulate(
             return Ok((sim, true));
         }
         if !progress(Progress {
-            now_ns: sim.now(),
+            // Simulated time of the workload's own, as its duration counts.
+            now_ns: sim.now().saturating_sub(cfg.start_ns),
             end_ns: built.duration_ns,
         }) {
             return Ok((sim, false));

@@ -146,6 +146,41 @@ fn repeats_start_at_their_own_phase_so_even_hackbench_spreads() {
     assert!(s.max > s.min && s.stddev > 0.0, "{s:?}");
 }
 
+/// Progress counts the workload's own time: a run that starts part of a
+/// tick in never reports more than its duration done.
+#[test]
+fn progress_never_passes_the_workloads_duration() {
+    let mut exp = presets::get("waweight-tbench").unwrap();
+    // 149 ms in all, and a seed whose run starts over 1 ms into the tick:
+    // the 150 ms chunk boundary then falls before the end.
+    if let schedlab::workload::bench::Benchmark::Tbench(t) = &mut exp.workload {
+        t.duration_ms = 149;
+    }
+    let phase = |exp: &schedlab::experiment::Experiment| {
+        let point = exp.points().unwrap().remove(0);
+        let ncpus = point.topology.ncpus();
+        let tick = point.policy.resolve(ncpus).unwrap().tunables.tick_ns();
+        (schedlab::seed::start_phase(point.seed, tick), point)
+    };
+    exp.seed = (1..100)
+        .find(|&s| {
+            exp.seed = s;
+            phase(&exp).0 > 1_000_000
+        })
+        .unwrap();
+    let (_, point) = phase(&exp);
+    let mut last = None;
+    experiment::run_point(&point, &mut |p| {
+        let end = p.end_ns.expect("tbench runs for a set time");
+        assert!(p.now_ns <= end, "{} of {end}", p.now_ns);
+        last = Some((p.now_ns, end));
+        true
+    })
+    .unwrap();
+    let (now, end) = last.unwrap();
+    assert!(now + 2 * experiment::CHUNK_NS >= end, "{now} of {end}");
+}
+
 #[test]
 fn cancelling_a_run_stops_it_at_the_next_chunk() {
     let exp = presets::get("waweight-tbench").unwrap();
