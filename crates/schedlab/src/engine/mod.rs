@@ -11,6 +11,7 @@
 
 mod cpu;
 mod invariants;
+mod pipe;
 pub mod queue;
 mod sched_env;
 pub mod stats;

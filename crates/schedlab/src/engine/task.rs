@@ -5,13 +5,14 @@
 //! `sync.rs`.
 
 use super::cpu::{CpuState, SegKind};
+use super::pipe::{round_pipe_size, PipePages};
 use super::stats::{LatencyHist, TraceEvent};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::limits;
-use crate::policy::{Feature, Picker, UtilEstRule};
+use crate::policy::{Feature, Picker, PipeWriterWake, UtilEstRule};
 use crate::sched::cfs::{weight_of_nice, Entity};
 use crate::sched::load::{update_avg, Pelt, UtilEst, SCHED_CAPACITY_SCALE};
 use crate::sched::wakeup::{self, WakeKind};
@@ -58,10 +59,13 @@ pub(crate) enum Pending {
     SwitchIn,
     /// A syscall entry is done; check the channel again.
     Recheck,
-    /// A write's copy is done: the data becomes readable.
+    /// A write's copy is done: the data becomes readable. `next_writer`: a
+    /// v5.5+ pipe writer that had to wait wakes the next waiting writer if
+    /// it leaves a slot free (pipe_write's wake_next_writer).
     Deposit {
         chan: usize,
         bytes: u64,
+        next_writer: bool,
     },
     /// A loopback send's transmit path is done: its receive path runs in
     /// the NET_RX softirq on this CPU, then the data (`bytes`, 0 for a
@@ -82,9 +86,11 @@ pub(crate) enum Pending {
         chan: usize,
         bytes: u64,
     },
-    /// A read is done: wake writers waiting for space.
+    /// A read is done: wake the writers waiting for space (all of them, or
+    /// the one that waited longest).
     Drained {
         chan: usize,
+        all: bool,
     },
     /// nanosleep's entry is done: sleep this long.
     Sleep(u64),
@@ -211,6 +217,16 @@ pub(crate) struct Channel {
     pub writers: Vec<usize>,
     /// Traffic in the measured part of the run.
     pub stats: ChannelStats,
+    /// A pipe's page slots (None for sockets).
+    pipe: Option<PipePages>,
+}
+
+/// Which blocked writers a read wakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WakeWriters {
+    None,
+    One,
+    All,
 }
 
 /// What went through a channel after the warm-up.
@@ -256,11 +272,39 @@ impl Channel {
         Ok(())
     }
 
+    /// Takes `take` read bytes out of the buffer (not for TCP, whose space
+    /// comes back by ACK) and says which blocked writers that wakes: an
+    /// AF_UNIX socket's once unix_writable holds (a quarter of the send
+    /// buffer queued at most; unix_write_space, 2.6.27 to 6.12 alike), a
+    /// pipe's by the era's rule, every one for UDP.
+    fn drain(&mut self, take: u64, rule: PipeWriterWake) -> WakeWriters {
+        self.used -= take;
+        let wake = |yes: bool, who: WakeWriters| if yes { who } else { WakeWriters::None };
+        match (&mut self.pipe, self.kind) {
+            (Some(p), _) => {
+                let was_full = p.full();
+                let freed = p.read(take);
+                match rule {
+                    PipeWriterWake::PageFreed => wake(freed > 0, WakeWriters::All),
+                    PipeWriterWake::ReadOfFullPipe => wake(was_full, WakeWriters::One),
+                }
+            }
+            (None, ChannelKind::Unix) => wake(self.used * 4 <= self.capacity, WakeWriters::All),
+            (None, _) => WakeWriters::All,
+        }
+    }
+
+    /// Whether `bytes` can be queued now: by bytes, and a pipe by its slots.
+    fn fits(&self, bytes: u64) -> bool {
+        self.capacity - self.used >= bytes && self.pipe.as_ref().is_none_or(|p| p.fits(bytes))
+    }
+
     pub fn new(spec: &ChannelSpec) -> Self {
+        let pipe = (spec.kind == ChannelKind::Pipe).then(|| round_pipe_size(spec.capacity));
         Channel {
             kind: spec.kind,
             sendfile: spec.sendfile,
-            capacity: spec.capacity,
+            capacity: pipe.unwrap_or(spec.capacity),
             used: 0,
             readable: 0,
             unacked: 0,
@@ -274,6 +318,7 @@ impl Channel {
             readers: Vec::new(),
             writers: Vec::new(),
             stats: ChannelStats::default(),
+            pipe: pipe.map(PipePages::new),
         }
     }
 }
@@ -442,6 +487,8 @@ impl Sim {
                     return;
                 }
                 Insn::Write { chan, bytes, echo } => {
+                    // In the system call already: it found no room before.
+                    let waited = self.tasks[task].in_syscall;
                     let last = self.tasks[task].last_read;
                     let bytes = if echo && last > 0 {
                         last.min(bytes)
@@ -450,12 +497,15 @@ impl Sim {
                     };
                     let measuring = self.now >= self.measure_from_ns;
                     let ch = &mut self.chans[chan];
-                    let fits = ch.capacity - ch.used >= bytes;
+                    let fits = ch.fits(bytes);
                     if fits || ch.kind == ChannelKind::Udp {
                         // A datagram that does not fit is dropped, the sender unaware.
                         ch.writer_llc = Some(self.topo.cpus[cpu].llc);
                         if fits {
                             ch.used += bytes;
+                            if let Some(p) = &mut ch.pipe {
+                                p.write(bytes);
+                            }
                         } else if measuring {
                             ch.stats.bytes_dropped += bytes;
                         }
@@ -469,7 +519,14 @@ impl Sim {
                         let pending = if ch.kind.is_network() {
                             Pending::NetRx { chan, bytes: kept }
                         } else if fits {
-                            Pending::Deposit { chan, bytes }
+                            let rule = self.policy.era.rules().pipe_writer_wake;
+                            Pending::Deposit {
+                                chan,
+                                bytes,
+                                next_writer: waited
+                                    && ch.pipe.is_some()
+                                    && rule == PipeWriterWake::ReadOfFullPipe,
+                            }
                         } else {
                             Pending::None
                         };
@@ -496,11 +553,12 @@ impl Sim {
                     if ch.readable > 0 {
                         let take = ch.readable.min(bytes);
                         ch.readable -= take;
+                        let mut woken = WakeWriters::None;
                         let ack = if ch.kind == ChannelKind::Tcp {
                             ch.unacked += take;
                             ch.time_to_ack().then(|| std::mem::take(&mut ch.unacked))
                         } else {
-                            ch.used -= take;
+                            woken = ch.drain(take, self.policy.era.rules().pipe_writer_wake);
                             None
                         };
                         ch.reader_llc = Some(self.topo.cpus[cpu].llc);
@@ -537,7 +595,11 @@ impl Sim {
                                 }
                                 Pending::None
                             }
-                            None => Pending::Drained { chan },
+                            None if woken == WakeWriters::None => Pending::None,
+                            None => Pending::Drained {
+                                chan,
+                                all: woken == WakeWriters::All,
+                            },
                         };
                         self.start_copying(cpu, cost, copy, pending);
                     } else {
@@ -754,7 +816,11 @@ impl Sim {
                     self.continue_or_preempt(cpu);
                 }
             }
-            Pending::Deposit { chan, bytes } => {
+            Pending::Deposit {
+                chan,
+                bytes,
+                next_writer,
+            } => {
                 let measuring = self.now >= self.measure_from_ns;
                 let ch = &mut self.chans[chan];
                 ch.readable += bytes;
@@ -773,7 +839,13 @@ impl Sim {
                     self.piggyback_acks(task, chan, &mut waiters);
                     self.wake_each(cpu, waiters);
                 } else {
-                    self.wake_each(cpu, readers.iter().map(|&w| (w, sync)));
+                    let ch = &mut self.chans[chan];
+                    let pipe_full = ch.pipe.as_ref().is_some_and(|p| p.full());
+                    let next = (next_writer && !pipe_full && !ch.writers.is_empty())
+                        .then(|| ch.writers.remove(0));
+                    let writer_sync = ch.kind.sync_writer_wakeup();
+                    let woken = readers.iter().map(|&w| (w, sync));
+                    self.wake_each(cpu, woken.chain(next.map(|w| (w, writer_sync))));
                 }
                 reuse_list(&mut self.chans[chan].readers, readers);
             }
@@ -785,7 +857,11 @@ impl Sim {
                     if ch.kind == ChannelKind::Tcp && bytes >= ch.rcv_mss {
                         ch.rcv_mss = bytes.min(LOOPBACK_MSS);
                     }
-                    Pending::Deposit { chan, bytes }
+                    Pending::Deposit {
+                        chan,
+                        bytes,
+                        next_writer: false,
+                    }
                 } else {
                     // udp_queue_rcv_skb found the receive buffer full.
                     Pending::None
@@ -810,16 +886,18 @@ impl Sim {
                 self.wake_all(cpu, &waiters, false);
                 reuse_list(&mut self.chans[chan].writers, waiters);
             }
-            Pending::Drained { chan } => {
-                let ch = &self.chans[chan];
-                if !ch.kind.read_wakes_writers(ch.used, ch.capacity) {
-                    self.continue_or_preempt(cpu);
-                    return;
-                }
+            Pending::Drained { chan, all } => {
+                let ch = &mut self.chans[chan];
                 let sync = ch.kind.sync_writer_wakeup();
-                let waiters = std::mem::take(&mut self.chans[chan].writers);
-                self.wake_all(cpu, &waiters, sync);
-                reuse_list(&mut self.chans[chan].writers, waiters);
+                if all || ch.writers.len() <= 1 {
+                    let waiters = std::mem::take(&mut ch.writers);
+                    self.wake_all(cpu, &waiters, sync);
+                    reuse_list(&mut self.chans[chan].writers, waiters);
+                } else {
+                    // An exclusive wait: the first in line.
+                    let first = ch.writers.remove(0);
+                    self.wake_all(cpu, &[first], sync);
+                }
             }
             Pending::Sleep(ns) => {
                 self.block(cpu, task, Wait::Timer);

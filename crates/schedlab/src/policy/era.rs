@@ -206,6 +206,18 @@ pub enum NohzBalancer {
     KickFromNext,
 }
 
+/// Which reads of a pipe wake the writers blocked on it (fs/pipe.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipeWriterWake {
+    /// Before v5.5: pipe_read wakes every waiter (one shared, non-exclusive
+    /// wait queue) when the read emptied and released a page.
+    PageFreed,
+    /// v5.5+: pipe_read wakes one writer (they wait exclusively on
+    /// wr_wait) when the read began with every slot in use; a writer that
+    /// slept and leaves a slot free wakes the next (wake_next_writer).
+    ReadOfFullPipe,
+}
+
 /// UTIL_EST: how a task's utilisation at sleep is kept (`sched::load::UtilEst`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UtilEstRule {
@@ -409,6 +421,7 @@ pub struct EraRules {
     pub nohz_balancer: NohzBalancer,
     pub tick_stop: TickStop,
     pub util_est: UtilEstRule,
+    pub pipe_writer_wake: PipeWriterWake,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -457,6 +470,7 @@ const V2_6_27: EraRules = EraRules {
     nohz_balancer: NohzBalancer::Owner,
     tick_stop: TickStop::EveryIdle,
     util_est: UtilEstRule::Absent,
+    pipe_writer_wake: PipeWriterWake::PageFreed,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -509,6 +523,7 @@ const V4_15: EraRules = EraRules {
     nohz_balancer: NohzBalancer::Kick,
     tick_stop: TickStop::EveryIdle,
     util_est: UtilEstRule::Absent,
+    pipe_writer_wake: PipeWriterWake::PageFreed,
 };
 
 const V6_5: EraRules = EraRules {
@@ -533,6 +548,7 @@ const V6_5: EraRules = EraRules {
     tick_stop: TickStop::PredictedTick,
     util_est: UtilEstRule::LastAndEwma,
     nohz_balancer: NohzBalancer::KickFromNext,
+    pipe_writer_wake: PipeWriterWake::ReadOfFullPipe,
     ..V4_15
 };
 

@@ -13,8 +13,8 @@ mod tunables;
 
 pub use era::{
     ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, EraRules, Generation,
-    GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, TickStop,
-    UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
+    GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, PipeWriterWake,
+    TickStop, UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

@@ -61,22 +61,6 @@ impl ChannelKind {
     pub fn sync_writer_wakeup(self) -> bool {
         matches!(self, ChannelKind::Pipe | ChannelKind::Unix)
     }
-
-    /// Whether a read that leaves `used` of `capacity` bytes queued wakes
-    /// the writers blocked on a full buffer. An AF_UNIX stream socket's
-    /// freed skb calls unix_write_space, which wakes them only once
-    /// unix_writable holds, the queued bytes at most a quarter of the send
-    /// buffer (the same test from 2.6.2x to 6.12), so a sender blocked on a
-    /// full socket sleeps until its receiver has read three quarters of
-    /// it. A pipe wakes its writers per freed page (4.15) or per read of a
-    /// full pipe (5.5+), which the byte-counted pipe does not tell apart:
-    /// every read wakes them.
-    pub fn read_wakes_writers(self, used: u64, capacity: u64) -> bool {
-        match self {
-            ChannelKind::Unix => used.saturating_mul(4) <= capacity,
-            ChannelKind::Pipe | ChannelKind::Tcp | ChannelKind::Udp => true,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
