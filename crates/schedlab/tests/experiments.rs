@@ -181,6 +181,45 @@ fn progress_never_passes_the_workloads_duration() {
     assert!(now + 2 * experiment::CHUNK_NS >= end, "{now} of {end}");
 }
 
+/// A task blocked for good on a machine whose idle CPUs stop their ticks
+/// (4.15) leaves no event queued: the run idles to its duration, or ends
+/// there without one, instead of waiting for an event that never comes.
+#[test]
+fn a_run_whose_tasks_block_for_good_ends() {
+    for duration in [Some(20), None] {
+        let mut workload = serde_json::json!({
+            "kind": "custom",
+            "channels": [{"kind": "pipe"}],
+            "tasks": [
+                {"name": "w", "program": [{"write": {"chan": 0, "bytes": 100}}]},
+                {"name": "r", "program": [
+                    {"read": {"chan": 0, "bytes": 100}},
+                    {"read": {"chan": 0, "bytes": 100}}]}
+            ]
+        });
+        if let Some(ms) = duration {
+            workload["duration_ms"] = ms.into();
+        }
+        let exp = Experiment::from_json(
+            &serde_json::json!({
+                "version": 1, "name": "stuck", "machine": "desktop-8c",
+                "policy": {"era": "4.15"}, "variants": [{"label": "4.15"}],
+                "workload": workload
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let point = &exp.points().unwrap()[0];
+        let mut chunks = 0;
+        let out = experiment::run_point(point, &mut |_| {
+            chunks += 1;
+            chunks < 1000
+        });
+        assert!(out.is_ok(), "{duration:?}: {out:?}");
+        assert!(chunks <= 3, "{duration:?}: {chunks} chunks");
+    }
+}
+
 #[test]
 fn cancelling_a_run_stops_it_at_the_next_chunk() {
     let exp = presets::get("waweight-tbench").unwrap();

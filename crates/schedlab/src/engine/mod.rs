@@ -252,6 +252,8 @@ pub struct Sim {
     /// at or after it; empty before then).
     cpu_time_at_measure: Vec<CpuTime>,
     duration_set: bool,
+    /// The event queue ran dry: the tasks left are blocked for good.
+    stalled: bool,
     check_invariants: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
@@ -346,6 +348,7 @@ impl Sim {
             measure_from_ns: cfg.start_ns + cfg.measure_from_ns,
             cpu_time_at_measure: Vec::new(),
             duration_set: cfg.duration_ns.is_some(),
+            stalled: false,
             check_invariants: cfg.check_invariants,
             seg_touched: Vec::new(),
             wakeup_scan_ns: 0,
@@ -419,7 +422,7 @@ impl Sim {
 
     /// True once every task has exited or the end time is reached.
     pub fn is_done(&self) -> bool {
-        self.now >= self.end_ns || self.tasks_alive == 0
+        self.now >= self.end_ns || self.tasks_alive == 0 || self.stalled
     }
 
     /// Runs events up to simulated time `until` (or the end); returns whether the run is over.
@@ -427,6 +430,14 @@ impl Sim {
         let until = until.min(self.end_ns);
         while !self.is_done() {
             let Some(t) = self.queue.peek_time() else {
+                // Nothing is queued, so nothing can happen again: the tasks
+                // left wait for what never comes (idle CPUs whose ticks
+                // stopped). A run with a duration idles to its end; one
+                // without ends here.
+                if self.duration_set {
+                    self.now = self.end_ns;
+                }
+                self.stalled = true;
                 break;
             };
             if t > until {
