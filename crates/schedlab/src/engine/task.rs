@@ -294,6 +294,12 @@ impl Channel {
         }
     }
 
+    /// The writer that has waited longest, out of the wait list (an
+    /// exclusive wakeup takes only it).
+    fn take_first_writer(&mut self) -> Option<usize> {
+        (!self.writers.is_empty()).then(|| self.writers.remove(0))
+    }
+
     /// Whether `bytes` can be queued now: by bytes, and a pipe by its slots.
     fn fits(&self, bytes: u64) -> bool {
         self.capacity - self.used >= bytes && self.pipe.as_ref().is_none_or(|p| p.fits(bytes))
@@ -841,8 +847,11 @@ impl Sim {
                 } else {
                     let ch = &mut self.chans[chan];
                     let pipe_full = ch.pipe.as_ref().is_some_and(|p| p.full());
-                    let next = (next_writer && !pipe_full && !ch.writers.is_empty())
-                        .then(|| ch.writers.remove(0));
+                    let next = if next_writer && !pipe_full {
+                        ch.take_first_writer()
+                    } else {
+                        None
+                    };
                     let writer_sync = ch.kind.sync_writer_wakeup();
                     let woken = readers.iter().map(|&w| (w, sync));
                     self.wake_each(cpu, woken.chain(next.map(|w| (w, writer_sync))));
@@ -889,14 +898,13 @@ impl Sim {
             Pending::Drained { chan, all } => {
                 let ch = &mut self.chans[chan];
                 let sync = ch.kind.sync_writer_wakeup();
-                if all || ch.writers.len() <= 1 {
+                if all {
                     let waiters = std::mem::take(&mut ch.writers);
                     self.wake_all(cpu, &waiters, sync);
                     reuse_list(&mut self.chans[chan].writers, waiters);
                 } else {
-                    // An exclusive wait: the first in line.
-                    let first = ch.writers.remove(0);
-                    self.wake_all(cpu, &[first], sync);
+                    let first = ch.take_first_writer();
+                    self.wake_each(cpu, first.map(|w| (w, sync)));
                 }
             }
             Pending::Sleep(ns) => {
