@@ -51,6 +51,8 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         "thread_switch_ns",
         "wakeup_ns",
         "fork_ns",
+        "llc_kib",
+        "mem_bw_mb_s",
     ] {
         assert!(cal.costs.iter().any(|d| d.cost == name), "{name} missing");
     }
@@ -62,6 +64,13 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         c.syscall_ns > 0 && c.context_switch_ns > 0 && c.fork_ns > 0,
         "{c:?}"
     );
+    // A try_to_wake_up takes a runqueue lock and enqueues: hundreds of ns.
+    // (A probe whose reader was still runnable measured 5 ns.)
+    assert!(c.wakeup_ns >= 50, "wakeup_ns {}", c.wakeup_ns);
+    if std::path::Path::new("/sys/devices/system/cpu/cpu0/cache/index0/size").exists() {
+        let llc = cal.costs.iter().find(|d| d.cost == "llc_kib").unwrap();
+        assert_eq!(llc.source, "read", "{llc:?}");
+    }
     let single = probe(&spec, "pipe_op_pair").unwrap();
     let rt = probe(&spec, "pipe_rt_same_cpu_processes").unwrap();
     assert!(single > 0.0 && rt > single, "{single} {rt}");

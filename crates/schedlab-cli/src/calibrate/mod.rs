@@ -30,6 +30,15 @@ const CLASS: [&str; 4] = [
 ];
 const CLASS_KEY: [&str; 4] = ["smt", "llc", "cross_llc", "cross_node"];
 
+/// The most memory the node copy probes may take (sources and
+/// destinations together).
+const NODE_COPY_MAX_MIB: usize = 4096;
+
+/// The local-wakeup probe's sleep before each write (long enough for the
+/// reader to block again), also taken by its no-wakeup twin so both writes
+/// start from the same cache state.
+const LOCAL_WAKE_PAUSE_NS: u64 = 50_000;
+
 /// Idle periods before a wakeup, for the idle-exit probes.
 const IDLE_GAPS_NS: [u64; 5] = [0, 50_000, 200_000, 1_000_000, 5_000_000];
 
@@ -286,7 +295,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         "ns",
         move |bud| {
             probes::pin(a)?;
-            measure::repeat(bud, || probes::lone_write(50))
+            measure::repeat(bud, || probes::lone_write(50, LOCAL_WAKE_PAUSE_NS))
         },
     );
     let local_write = run.probe(
@@ -295,7 +304,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         &[a],
         "ns",
         move |bud| {
-            let o = OneWay::new(a, a, Wait::Local, 0)?;
+            let o = OneWay::new(a, a, Wait::Local, LOCAL_WAKE_PAUSE_NS)?;
             measure::repeat(bud, || o.batch(20).map(|x| x.write_ns))
         },
     );
@@ -492,19 +501,49 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         "GB/s",
         move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 32_768, 2)),
     );
+    // Each node's memory bandwidth: every allowed CPU of the node copying at
+    // once, with buffers that together hold twice the LLC so the copies
+    // stream from memory (a node probe with a cache-sized buffer measures
+    // the cache). Skipped where that would take more than NODE_COPY_MAX_MIB.
+    let llc = sysfs::llc_kib(a);
     let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for &c in &allowed {
         nodes.entry(machine.places[&c].node).or_default().push(c);
     }
+    let mut node_bw: Vec<f64> = Vec::new();
     for (node, cpus) in &nodes {
+        let llc_kib = llc.as_ref().map_or(d.llc_kib, |(k, _)| *k) as usize;
+        let per_cpu_kib = (2 * llc_kib).div_ceil(cpus.len()).max(32 * 1024);
+        // A source and a destination per CPU.
+        let total_mib = 2 * per_cpu_kib * cpus.len() / 1024;
+        let name = format!("copy_bw_node{node}");
+        if total_mib > NODE_COPY_MAX_MIB {
+            run.skip(
+                &name,
+                &format!("its buffers would take {total_mib} MiB to outsize a {llc_kib} KiB LLC (at most {NODE_COPY_MAX_MIB})"),
+            );
+            continue;
+        }
         let cpus = cpus.clone();
-        run.probe(
-            &format!("copy_bw_node{node}"),
-            &format!("memcpy of 32 MiB by each of node {node}'s CPUs at once, summed"),
+        let bw = run.probe(
+            &name,
+            &format!(
+                "memcpy of {} MiB by each of node {node}'s CPUs at once, summed",
+                per_cpu_kib / 1024
+            ),
             &cpus.clone(),
             "GB/s",
-            move |bud| measure::repeat(bud, || probes::copy_bandwidth(&cpus, 32_768, 2)),
+            move |bud| {
+                // Few batches: each one allocates and first touches the buffers.
+                let few = Budget {
+                    min_batches: bud.min_batches.min(3),
+                    max_batches: bud.max_batches.min(5),
+                    ..*bud
+                };
+                measure::repeat(&few, || probes::copy_bandwidth(&cpus, per_cpu_kib, 2))
+            },
         );
+        node_bw.extend(bw);
     }
 
     // --- Costs from the probes ---
@@ -750,6 +789,29 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             d.clock_mhz as u64,
             "no clock in cpufreq or /proc/cpuinfo",
         ),
+    }
+    match llc {
+        Some((kib, from)) => {
+            run.cost("llc_kib", kib as f64, "read", from);
+            costs.llc_kib = kib;
+        }
+        None => run.default_cost("llc_kib", d.llc_kib, "sysfs lists no cache sizes"),
+    }
+    // memcpy moves each byte twice (a read and a write), as STREAM's Copy
+    // counts bandwidth; the slowest node stands for all (the model has one
+    // figure per node, the same for every node).
+    match node_bw.iter().copied().reduce(f64::min) {
+        Some(gb_s) => {
+            let v = (2.0 * gb_s * 1000.0).round().max(1.0) as u64;
+            run.cost(
+                "mem_bw_mb_s",
+                v as f64,
+                "measured",
+                "2 x copy_bw_node (the slowest node): memcpy reads and writes each byte, as STREAM's Copy counts",
+            );
+            costs.mem_bw_mb_s = v;
+        }
+        None => run.default_cost("mem_bw_mb_s", d.mem_bw_mb_s, "no node copy probe ran"),
     }
     costs.cstates = cstates(&mut run, &states, &idle, busy, near);
 

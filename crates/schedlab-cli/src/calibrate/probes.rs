@@ -337,7 +337,10 @@ pub enum Wait {
     /// Blocked in read on an otherwise idle CPU.
     Idle,
     /// Blocked in read on the writer's own CPU as a SCHED_IDLE task, so the
-    /// wakeup never preempts the writer: its write() is a local wakeup.
+    /// wakeup never preempts the writer: its write() is a local wakeup. The
+    /// writer sleeps for the gap instead of spinning: the reader it woke
+    /// last preempted nobody and must run to block in read again, or the
+    /// next write finds it runnable and wakes nobody.
     Local,
 }
 
@@ -349,6 +352,7 @@ pub struct OneWay {
     back: Fd,
     stop: Arc<AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,
+    wait: Wait,
     pub gap_ns: u64,
 }
 
@@ -424,6 +428,7 @@ impl OneWay {
             back: r2,
             stop,
             threads,
+            wait,
             gap_ns,
         })
     }
@@ -433,9 +438,13 @@ impl OneWay {
         let mut wr = Vec::with_capacity(samples);
         let mut back = [0u8; 8];
         for _ in 0..samples {
-            let until = now_ns() + self.gap_ns;
-            while now_ns() < until {
-                std::hint::spin_loop();
+            if self.wait == Wait::Local {
+                std::thread::sleep(std::time::Duration::from_nanos(self.gap_ns));
+            } else {
+                let until = now_ns() + self.gap_ns;
+                while now_ns() < until {
+                    std::hint::spin_loop();
+                }
             }
             let t0 = now_ns();
             write_all(self.to.0, &t0.to_ne_bytes())?;
@@ -465,11 +474,12 @@ impl Drop for OneWay {
 
 /// A write() that wakes nobody, timed call by call like `OneWay`'s (the
 /// baseline its write times are held against).
-pub fn lone_write(samples: usize) -> Result<f64, String> {
+pub fn lone_write(samples: usize, pause_ns: u64) -> Result<f64, String> {
     let (r, w) = pipe()?;
     let mut v = Vec::with_capacity(samples);
     let mut b = [0u8; 8];
     for _ in 0..samples {
+        std::thread::sleep(std::time::Duration::from_nanos(pause_ns));
         let t0 = now_ns();
         write_all(w.0, &t0.to_ne_bytes())?;
         v.push((now_ns() - t0) as f64);

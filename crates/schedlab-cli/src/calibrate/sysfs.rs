@@ -306,6 +306,47 @@ pub fn clock_mhz(cpu: u32) -> Option<(u32, String)> {
         .map(|m| (m.round() as u32, "/proc/cpuinfo cpu MHz".into()))
 }
 
+/// A cache size as sysfs writes it ("48K", "480M", "1G") in KiB.
+pub fn parse_cache_size(s: &str) -> Option<u64> {
+    let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = digits.parse().ok()?;
+    let kib = match unit {
+        "" => n / 1024,
+        "K" => n,
+        "M" => n * 1024,
+        "G" => n * 1024 * 1024,
+        _ => return None,
+    };
+    (kib > 0).then_some(kib)
+}
+
+/// The size in KiB of `cpu`'s last-level cache (the highest-level data or
+/// unified cache sysfs lists) and where it was read.
+pub fn llc_kib(cpu: u32) -> Option<(u64, String)> {
+    let mut best: Option<(u32, u64, usize)> = None;
+    for index in 0..16 {
+        let d = format!("{CPU}/cpu{cpu}/cache/index{index}");
+        let Some(level) = read(format!("{d}/level")).and_then(|v| v.parse::<u32>().ok()) else {
+            continue;
+        };
+        if read(format!("{d}/type")).as_deref() == Some("Instruction") {
+            continue;
+        }
+        let Some(kib) = read(format!("{d}/size")).and_then(|v| parse_cache_size(&v)) else {
+            continue;
+        };
+        if best.is_none_or(|(l, _, _)| level > l) {
+            best = Some((level, kib, index));
+        }
+    }
+    best.map(|(level, kib, index)| {
+        (
+            kib,
+            format!("sysfs cpu{cpu}/cache/index{index}/size (the L{level} cache)"),
+        )
+    })
+}
+
 pub fn kernel_release() -> String {
     read("/proc/sys/kernel/osrelease").unwrap_or_default()
 }
@@ -320,5 +361,17 @@ mod tests {
         assert_eq!(parse_list("0"), Some(vec![0]));
         assert_eq!(parse_list("3-1"), None);
         assert_eq!(parse_list("x"), None);
+    }
+
+    #[test]
+    fn cache_sizes_parse_in_kib() {
+        assert_eq!(parse_cache_size("48K"), Some(48));
+        assert_eq!(parse_cache_size("491520K"), Some(491_520));
+        assert_eq!(parse_cache_size("32M"), Some(32 * 1024));
+        assert_eq!(parse_cache_size("1G"), Some(1024 * 1024));
+        assert_eq!(parse_cache_size("2048"), Some(2));
+        assert_eq!(parse_cache_size("12X"), None);
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(parse_cache_size("0K"), None);
     }
 }
