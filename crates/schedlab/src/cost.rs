@@ -253,13 +253,24 @@ impl CostModel {
         (ns / self.costs.mlp as u128) as u64
     }
 
-    /// Reading `bytes` a task on `from` wrote: a fixed cost for the buffer's
-    /// shared state plus the data's lines.
+    /// Reading `bytes` a task on `from` wrote: the buffer's shared state
+    /// ([`Self::state_transfer`]) plus the data's lines.
     pub fn data_transfer(&self, topo: &Topology, bytes: u64, from: usize, to: usize) -> u64 {
         let d = topo.distance(from, to);
         let Some(i) = d.cost_index() else { return 0 };
         let lines = bytes.div_ceil(CACHE_LINE);
         self.costs.transfer_ns[i] + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
+    }
+
+    /// A channel's shared state (the pipe's mutex and ring indices, the
+    /// socket's queue lock and accounting) coming to `to` from the CPU
+    /// that last used it, `from`: `transfer_ns` at their distance, 0 on the
+    /// same CPU. Both sides write that state, so a write after a read on
+    /// another CPU pays it as a read after a write does.
+    pub fn state_transfer(&self, topo: &Topology, from: usize, to: usize) -> u64 {
+        topo.distance(from, to)
+            .cost_index()
+            .map_or(0, |i| self.costs.transfer_ns[i])
     }
 
     /// The node's memory bandwidth as copying work per ns (x
@@ -362,6 +373,10 @@ mod tests {
         assert_eq!(m.cache_refill(&topo, 256, 3, 3), 0);
         // 100 bytes = 2 lines across nodes: 200 + 2 x 140 / 8.
         assert_eq!(m.data_transfer(&topo, 100, 0, 10), 235);
+        // The writer's side: the shared state only, none on its own CPU.
+        assert_eq!(m.state_transfer(&topo, 0, 10), 200);
+        assert_eq!(m.state_transfer(&topo, 0, 1), topo.costs.transfer_ns[1]);
+        assert_eq!(m.state_transfer(&topo, 4, 4), 0);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);
     }

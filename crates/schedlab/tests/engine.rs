@@ -797,3 +797,40 @@ fn many_writers_blocked_on_one_pipe_all_finish_in_every_era() {
         }
     }
 }
+
+/// A writer on CPU 0 sends a byte every 10 us through a pipe to a reader on
+/// CPU 1, which reads each soon after: CPU 0's kernel time at two figures of
+/// `transfer_ns` between cores of one LLC. Every write after the first
+/// follows the reader's read on the other CPU and brings the pipe's shared
+/// state back (`cost::state_transfer`); pinned to one CPU, no write pays.
+#[test]
+fn a_write_after_a_read_on_another_cpu_brings_the_shared_state_back() {
+    let writes = 100u64;
+    let spec = |reader: &str| {
+        format!(
+            r#"{{"channels":[{{"kind":"pipe"}}],
+            "tasks":[
+              {{"name":"w","affinity":"0","program":[{{"loop":{{"count":{writes},"body":[
+                  {{"write":{{"chan":0,"bytes":1}}}},{{"compute":{{"ns":10000}}}}]}}}}]}},
+              {{"name":"r","affinity":"{reader}","program":[{{"loop":{{"count":{writes},"body":[
+                  {{"read":{{"chan":0,"bytes":1}}}}]}}}}]}}]}}"#
+        )
+    };
+    let writer_kernel_ns = |transfer: u64, reader: &str| {
+        let mut costs = HwCosts::default();
+        costs.transfer_ns[1] = transfer;
+        let topo = machine(1, 1, 2, 1, costs);
+        run(&topo, Era::V6_12, &spec(reader), 1, None).cpu_time[0].overhead_ns
+    };
+    let extra = 1000;
+    let (base, more) = (
+        writer_kernel_ns(200, "1"),
+        writer_kernel_ns(200 + extra, "1"),
+    );
+    assert_eq!(more - base, (writes - 1) * extra, "{base} -> {more}");
+    // On one CPU the state never leaves: the figure changes nothing.
+    assert_eq!(
+        writer_kernel_ns(200, "0"),
+        writer_kernel_ns(200 + extra, "0")
+    );
+}

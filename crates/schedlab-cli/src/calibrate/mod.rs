@@ -717,7 +717,9 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
                 run.cost(&format!("transfer_ns[{c}]"), v as f64, "measured", how);
                 costs.transfer_ns[c] = v;
                 if Some(c) == near {
-                    x_near = Some(v as f64 + costs.miss_ns[c] as f64 / mlp);
+                    // The reader's transfer (state and data line) and the
+                    // writer's (the state its last read left on the reader's CPU).
+                    x_near = Some(2.0 * v as f64 + costs.miss_ns[c] as f64 / mlp);
                 }
             }
             _ => run.default_cost(
@@ -735,7 +737,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     match (near, busy, x_near) {
         (Some(c), Some(l), Some(x)) => {
             let mut how = format!(
-                "oneway_busy_{k} - syscall_ns - thread_switch_ns - transfer_ns - miss_ns / mlp: the write, then the IPI, the switch and the read's transfer",
+                "oneway_busy_{k} - syscall_ns - thread_switch_ns - 2 x transfer_ns - miss_ns / mlp: the write with its state transfer, then the IPI, the switch and the read's transfer",
                 k = CLASS_KEY[c]
             );
             if guest {

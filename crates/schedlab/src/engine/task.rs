@@ -206,6 +206,7 @@ pub(crate) struct Channel {
     last_writer_task: Option<usize>,
     last_reader_task: Option<usize>,
     last_writer_cpu: Option<usize>,
+    last_reader_cpu: Option<usize>,
     /// The LLCs of its last writer and last reader: its buffered bytes
     /// (`used`) occupy both (the writer's copy puts them in the one, the
     /// reader's copy pulls them into the other).
@@ -318,6 +319,7 @@ impl Channel {
             last_writer_task: None,
             last_reader_task: None,
             last_writer_cpu: None,
+            last_reader_cpu: None,
             writer_llc: None,
             reader_llc: None,
             charged: (0, [None, None]),
@@ -536,8 +538,12 @@ impl Sim {
                         } else {
                             Pending::None
                         };
+                        let state_from = ch.last_reader_cpu.unwrap_or(cpu);
                         self.recharge_llcs(chan);
-                        let cost = self.syscall_entry(task) + copy + msg;
+                        let cost = self.syscall_entry(task)
+                            + copy
+                            + msg
+                            + self.cost.state_transfer(&self.topo, state_from, cpu);
                         self.tasks[task].pc += 1;
                         self.start_copying(cpu, cost, copy, pending);
                         return;
@@ -569,6 +575,7 @@ impl Sim {
                         };
                         ch.reader_llc = Some(self.topo.cpus[cpu].llc);
                         ch.last_reader_task = Some(task);
+                        ch.last_reader_cpu = Some(cpu);
                         if self.now >= self.measure_from_ns {
                             ch.stats.bytes_read += take;
                         }
