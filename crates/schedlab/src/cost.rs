@@ -2,6 +2,7 @@
 //! computed from the machine's [`HwCosts`] and the distance between CPUs.
 
 use crate::topology::{CpuDistance, HwCosts, Topology};
+use crate::workload::program::ChannelKind;
 
 /// Work is measured in nanoseconds at full speed times this scale, so that a
 /// CPU slowed by a busy SMT sibling progresses at a fraction of it.
@@ -23,6 +24,22 @@ pub const NET_RX_SHARE: u64 = 512;
 /// side allocates what the other frees; `schedlab calibrate` measures the
 /// pair, not the halves.
 pub const UNIX_RX_SHARE: u64 = 512;
+/// Cache lines an AF_UNIX message's reader pulls from the CPU that wrote
+/// it, beyond the channel's shared state and the data (x86-64, 2.6.27 to
+/// 6.12): the struct sk_buff the writer filled (232-240 bytes: 4 lines),
+/// the first line of skb_shared_info (dataref, nr_frags: skb_release_data
+/// reads and writes it), one line per object freed into a slab the
+/// writer's CPU allocates from (the sk_buff and its kmalloc'ed data: SLUB's
+/// __slab_free writes the slab's freelist, 2), and the writer's
+/// sk_wmem_alloc (sock_wfree's atomic, 1). Counted from the structures,
+/// not fitted; a streaming probe on the 2-vCPU development VM measures a
+/// cross-CPU unix read 0.3-0.6 us dearer than a pipe's (docs/costs.md).
+pub const UNIX_SKB_RX_LINES: u64 = 8;
+/// Lines an AF_UNIX write pulls back after its peer read on another CPU:
+/// its socket's sk_wmem_alloc (skb_set_owner_w's atomic; the reader's
+/// sock_wfree wrote it) and the peer's wait-queue word sock_def_readable
+/// tests. A streaming probe measures 0.15-0.2 us over a pipe's write.
+pub const UNIX_SKB_TX_LINES: u64 = 2;
 
 #[derive(Debug, Clone)]
 pub struct CostModel {
@@ -262,6 +279,39 @@ impl CostModel {
         self.costs.transfer_ns[i] + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
     }
 
+    /// An AF_UNIX message read on another CPU than the one that allocated
+    /// it: the reader's CPU pulls [`UNIX_SKB_RX_LINES`] lines the writer's
+    /// wrote, one after another (each a pointer the next depends on, so
+    /// `miss_ns` each, not shared by `mlp`). 0 on the same CPU and for
+    /// other kinds (modelled for AF_UNIX only: a loopback TCP or UDP
+    /// message's path differs and is not measured).
+    pub fn skb_rx(&self, topo: &Topology, kind: ChannelKind, from: usize, to: usize) -> u64 {
+        self.skb_lines(topo, kind, UNIX_SKB_RX_LINES, from, to)
+    }
+
+    /// An AF_UNIX write after its peer read on another CPU: the lines of
+    /// the writer's socket the reader's frees wrote
+    /// ([`UNIX_SKB_TX_LINES`]).
+    pub fn skb_tx(&self, topo: &Topology, kind: ChannelKind, from: usize, to: usize) -> u64 {
+        self.skb_lines(topo, kind, UNIX_SKB_TX_LINES, from, to)
+    }
+
+    fn skb_lines(
+        &self,
+        topo: &Topology,
+        kind: ChannelKind,
+        lines: u64,
+        from: usize,
+        to: usize,
+    ) -> u64 {
+        if kind != ChannelKind::Unix {
+            return 0;
+        }
+        topo.distance(from, to)
+            .cost_index()
+            .map_or(0, |i| lines * self.costs.miss_ns[i])
+    }
+
     /// A channel's shared state (the pipe's mutex and ring indices, the
     /// socket's queue lock and accounting) coming to `to` from the CPU
     /// that last used it, `from`: `transfer_ns` at their distance, 0 on the
@@ -377,6 +427,19 @@ mod tests {
         assert_eq!(m.state_transfer(&topo, 0, 10), 200);
         assert_eq!(m.state_transfer(&topo, 0, 1), topo.costs.transfer_ns[1]);
         assert_eq!(m.state_transfer(&topo, 4, 4), 0);
+        // An AF_UNIX message's skb lines, one miss each at the distance;
+        // none for a pipe or on one CPU.
+        let miss = topo.costs.miss_ns[3];
+        assert_eq!(
+            m.skb_rx(&topo, ChannelKind::Unix, 0, 10),
+            UNIX_SKB_RX_LINES * miss
+        );
+        assert_eq!(
+            m.skb_tx(&topo, ChannelKind::Unix, 0, 10),
+            UNIX_SKB_TX_LINES * miss
+        );
+        assert_eq!(m.skb_rx(&topo, ChannelKind::Pipe, 0, 10), 0);
+        assert_eq!(m.skb_rx(&topo, ChannelKind::Unix, 4, 4), 0);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);
     }

@@ -834,3 +834,42 @@ fn a_write_after_a_read_on_another_cpu_brings_the_shared_state_back() {
         writer_kernel_ns(200 + extra, "0")
     );
 }
+
+/// The same one-way traffic as above through an AF_UNIX socket and a pipe:
+/// across CPUs a unix message also moves its skb (`cost::skb_rx` on the
+/// reader's CPU, `cost::skb_tx` on the writer's), so the unix reader's CPU
+/// pays `UNIX_SKB_RX_LINES` misses more per message than the pipe's does
+/// beyond the socket's own work; on one CPU nothing moves.
+#[test]
+fn a_unix_message_read_on_another_cpu_pulls_its_skb() {
+    let msgs = 100u64;
+    let spec = |kind: &str, reader: &str| {
+        format!(
+            r#"{{"channels":[{{"kind":"{kind}"}}],
+            "tasks":[
+              {{"name":"w","affinity":"0","program":[{{"loop":{{"count":{msgs},"body":[
+                  {{"write":{{"chan":0,"bytes":100}}}},{{"compute":{{"ns":10000}}}}]}}}}]}},
+              {{"name":"r","affinity":"{reader}","program":[{{"loop":{{"count":{msgs},"body":[
+                  {{"read":{{"chan":0,"bytes":100}}}}]}}}}]}}]}}"#
+        )
+    };
+    let kernel_ns = |miss: u64, kind: &str, reader: &str| {
+        let mut costs = HwCosts::default();
+        costs.miss_ns[1] = miss;
+        let topo = machine(1, 1, 2, 1, costs);
+        let out = run(&topo, Era::V6_12, &spec(kind, reader), 1, None);
+        (out.cpu_time[0].overhead_ns, out.cpu_time[1].overhead_ns)
+    };
+    let rx = schedlab::cost::UNIX_SKB_RX_LINES;
+    let tx = schedlab::cost::UNIX_SKB_TX_LINES;
+    // Raising the line's cost by 100 ns: the pipe's reader pays it only
+    // through its data lines (shared by mlp), the unix reader also per skb
+    // line; the unix writer per line of its own after each remote read.
+    let unix = (kernel_ns(60, "unix", "1"), kernel_ns(160, "unix", "1"));
+    let pipe = (kernel_ns(60, "pipe", "1"), kernel_ns(160, "pipe", "1"));
+    let reader_extra = (unix.1 .1 - unix.0 .1) - (pipe.1 .1 - pipe.0 .1);
+    assert_eq!(reader_extra, msgs * rx * 100, "{unix:?} {pipe:?}");
+    let writer_extra = (unix.1 .0 - unix.0 .0) - (pipe.1 .0 - pipe.0 .0);
+    assert_eq!(writer_extra, (msgs - 1) * tx * 100, "{unix:?} {pipe:?}");
+    assert_eq!(kernel_ns(60, "unix", "0"), kernel_ns(160, "unix", "0"));
+}

@@ -539,11 +539,13 @@ impl Sim {
                             Pending::None
                         };
                         let state_from = ch.last_reader_cpu.unwrap_or(cpu);
+                        let kind = ch.kind;
                         self.recharge_llcs(chan);
                         let cost = self.syscall_entry(task)
                             + copy
                             + msg
-                            + self.cost.state_transfer(&self.topo, state_from, cpu);
+                            + self.cost.state_transfer(&self.topo, state_from, cpu)
+                            + self.cost.skb_tx(&self.topo, kind, state_from, cpu);
                         self.tasks[task].pc += 1;
                         self.start_copying(cpu, cost, copy, pending);
                         return;
@@ -586,7 +588,8 @@ impl Sim {
                         let mut cost = self.syscall_entry(task)
                             + copy
                             + self.cost.msg_rx(kind)
-                            + self.cost.data_transfer(&self.topo, take, from, cpu);
+                            + self.cost.data_transfer(&self.topo, take, from, cpu)
+                            + self.cost.skb_rx(&self.topo, kind, from, cpu);
                         let t = &mut self.tasks[task];
                         t.last_read = take;
                         if !std::mem::take(&mut t.read_blocked) {
