@@ -1,7 +1,8 @@
 // Measures schedlab-js's bench in headless Chromium (the release build in
 // dist/) beside the release CLI's, for the performance notes. Not a test:
 // run `node web/e2e/bench-browser.mjs` after `scripts/build` and
-// `cargo build --release -p schedlab-cli`.
+// `cargo build --release -p schedlab-cli`. CHROMIUM_JS_FLAGS passes V8 flags
+// (e.g. "--no-liftoff --no-wasm-tier-up", which changed nothing measurable).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { serveDist, launchBrowser, root } from './harness.mjs';
