@@ -32,13 +32,15 @@ pub const UNIX_RX_SHARE: u64 = 512;
 /// writer's CPU allocates from (the sk_buff and its kmalloc'ed data: SLUB's
 /// __slab_free writes the slab's freelist, 2), and the writer's
 /// sk_wmem_alloc (sock_wfree's atomic, 1). Counted from the structures,
-/// not fitted; a streaming probe on the 2-vCPU development VM measures a
-/// cross-CPU unix read 0.3-0.6 us dearer than a pipe's (docs/costs.md).
+/// not fitted; on the 2-vCPU development VM (one message in flight,
+/// writer and reader pinned to the two vCPUs) a cross-CPU unix read costs
+/// 0.50-0.63 us more than a pipe's, 8 x `miss_ns` = 0.53 (docs/costs.md).
 pub const UNIX_SKB_RX_LINES: u64 = 8;
 /// Lines an AF_UNIX write pulls back after its peer read on another CPU:
 /// its socket's sk_wmem_alloc (skb_set_owner_w's atomic; the reader's
 /// sock_wfree wrote it) and the peer's wait-queue word sock_def_readable
-/// tests. A streaming probe measures 0.15-0.2 us over a pipe's write.
+/// tests. Measured the same way: 0.08-0.17 us over a pipe's write (model
+/// 0.13).
 pub const UNIX_SKB_TX_LINES: u64 = 2;
 
 #[derive(Debug, Clone)]

@@ -506,13 +506,13 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     // stream from memory (a node probe with a cache-sized buffer measures
     // the cache). Skipped where that would take more than NODE_COPY_MAX_MIB.
     let llc = sysfs::llc_kib(a);
+    let llc_kib = llc.as_ref().map_or(d.llc_kib, |(k, _)| *k) as usize;
     let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for &c in &allowed {
         nodes.entry(machine.places[&c].node).or_default().push(c);
     }
     let mut node_bw: Vec<f64> = Vec::new();
     for (node, cpus) in &nodes {
-        let llc_kib = llc.as_ref().map_or(d.llc_kib, |(k, _)| *k) as usize;
         let per_cpu_kib = (2 * llc_kib).div_ceil(cpus.len()).max(32 * 1024);
         // A source and a destination per CPU.
         let total_mib = 2 * per_cpu_kib * cpus.len() / 1024;

@@ -205,6 +205,9 @@ pub(crate) struct Channel {
     /// other's ACKs.
     last_writer_task: Option<usize>,
     last_reader_task: Option<usize>,
+    /// The CPUs that last wrote and last read it: where a read's data and
+    /// a write's shared state come from (`cost::data_transfer`,
+    /// `state_transfer`, `skb_rx`, `skb_tx`).
     last_writer_cpu: Option<usize>,
     last_reader_cpu: Option<usize>,
     /// The LLCs of its last writer and last reader: its buffered bytes
