@@ -90,6 +90,21 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             measured.push(c.miss_ns[i]);
         }
     }
+    // Across CPUs a unix read does a pipe read's work and its skb's; the
+    // model's checks of those lines are recorded beside the calls.
+    for k in keys {
+        if let Some(unix) = probe(&spec, &format!("unix_read_remote_{k}")) {
+            let pipe = probe(&spec, &format!("pipe_read_remote_{k}")).unwrap();
+            assert!(unix > pipe, "{k}: unix {unix} <= pipe {pipe}");
+            for check in ["state_transfer_write", "skb_read_extra", "skb_write_extra"] {
+                let p = cal.probes.iter().find(|p| p.name == format!("{check}_{k}"));
+                assert!(
+                    p.is_some_and(|p| p.what.contains("the model charges")),
+                    "{check}_{k}"
+                );
+            }
+        }
+    }
     for w in measured.windows(2) {
         assert!(w[0] as f64 <= w[1] as f64 * 1.25, "miss_ns {measured:?}");
     }

@@ -759,6 +759,10 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             run.default_cost("virt_ipi_extra_ns", 0, "needs two CPUs (not measured)");
         }
     }
+    if let Some(c) = near {
+        let b = partner[c].expect("a near class has a partner");
+        check_remote_messages(&mut run, a, b, c, &costs);
+    }
     run.default_cost(
         "scan_ns_per_cpu",
         d.scan_ns_per_cpu,
@@ -858,6 +862,67 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     Topology::from_spec(&spec)
         .map_err(|e| format!("the measured machine does not validate: {e}"))?;
     Ok(spec)
+}
+
+/// Holds the model's cross-CPU message costs against this machine: 100-byte
+/// messages, one in flight, from CPU `a` to CPU `b` (distance class `c`)
+/// through a pipe and a unix socket (`probes::remote_messages`). Records the
+/// four call times and, as derived probes, what the model charges beyond a
+/// call on one CPU next to what was measured: the pipe write's state
+/// transfer (`transfer_ns`), and a unix message's skb lines
+/// (`UNIX_SKB_RX_LINES` / `UNIX_SKB_TX_LINES` x `miss_ns`). Nothing here
+/// sets a cost: the checks say how well the counted lines hold.
+fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
+    let k = CLASS_KEY[c];
+    let mut times = [[None; 2]; 2];
+    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
+        for (j, call) in ["write", "read"].into_iter().enumerate() {
+            times[i][j] = run.probe(
+                &format!("{kind}_{call}_remote_{k}"),
+                &format!("a 100-byte {kind} {call}() on CPU {} with the channel last used on CPU {} (one message in flight, no wakeups)", if j == 0 { a } else { b }, if j == 0 { b } else { a }),
+                &[a, b],
+                "ns",
+                move |bud| {
+                    measure::repeat(bud, || {
+                        probes::remote_messages(unix, a, b, 1000)
+                            .map(|(w, r)| if j == 0 { w } else { r })
+                    })
+                },
+            );
+        }
+    }
+    let [[Some(pw), Some(pr)], [Some(uw), Some(ur)]] = times else {
+        return;
+    };
+    let unix_half = costs.unix_msg_ns as f64 / 2.0;
+    let checks = [
+        (
+            "state_transfer_write",
+            pw - costs.syscall_ns as f64,
+            format!("pipe_write_remote - syscall_ns: a pipe write's time beyond one on its own CPU; the model charges transfer_ns[{c}] = {} ns", costs.transfer_ns[c]),
+        ),
+        (
+            "skb_read_extra",
+            ur - pr - unix_half,
+            format!("unix_read_remote - pipe_read_remote - unix_msg_ns / 2: a unix read's time beyond a pipe's and its socket work; the model charges {} skb lines x miss_ns[{c}] = {} ns", schedlab::cost::UNIX_SKB_RX_LINES, schedlab::cost::UNIX_SKB_RX_LINES * costs.miss_ns[c]),
+        ),
+        (
+            "skb_write_extra",
+            uw - pw - unix_half,
+            format!("unix_write_remote - pipe_write_remote - unix_msg_ns / 2: the same for the write; the model charges {} lines x miss_ns[{c}] = {} ns", schedlab::cost::UNIX_SKB_TX_LINES, schedlab::cost::UNIX_SKB_TX_LINES * costs.miss_ns[c]),
+        ),
+    ];
+    for (name, v, what) in checks {
+        run.probes.push(Probe {
+            name: format!("{name}_{k}"),
+            what,
+            cpus: vec![a, b],
+            unit: "ns".into(),
+            median: round2(v),
+            spread: 0.0,
+            batches: 1,
+        });
+    }
 }
 
 /// The idle-state table: the driver's states (names, declared latency and

@@ -202,6 +202,75 @@ impl Tcp {
     }
 }
 
+/// 100-byte messages from a writer pinned to CPU `a` to a reader pinned to
+/// CPU `b` through a pipe or (with `unix`) an AF_UNIX stream socket, one
+/// in flight: the writer waits (spinning in user space) until the last
+/// message was read before it writes the next, and the reader until a
+/// message was written before it reads, so neither call blocks or wakes
+/// anyone and each finds the channel last used on the other CPU. The
+/// medians of the write() and read() times over `n` messages.
+pub fn remote_messages(unix: bool, a: u32, b: u32, n: u64) -> Result<(f64, f64), String> {
+    let (r, w) = if unix {
+        let (x, y) = socketpair()?;
+        (y, x)
+    } else {
+        pipe()?
+    };
+    let written = Arc::new(Line(AtomicU64::new(0)));
+    let read = Arc::new(Line(AtomicU64::new(0)));
+    let (w2, r2) = (written.clone(), read.clone());
+    let reader = std::thread::spawn(move || -> Result<Vec<f64>, String> {
+        let r = r;
+        pin(b)?;
+        let mut buf = [0u8; 100];
+        let mut times = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let mut seen = w2.0.load(Ordering::Acquire);
+            while seen <= i {
+                std::hint::spin_loop();
+                seen = w2.0.load(Ordering::Acquire);
+            }
+            if seen == STOP {
+                return Err("the writer stopped".into());
+            }
+            let t0 = now_ns();
+            read_exact(r.0, &mut buf)?;
+            times.push((now_ns() - t0) as f64);
+            r2.0.store(i + 1, Ordering::Release);
+        }
+        Ok(times)
+    });
+    let msg = [1u8; 100];
+    let mut writes = Vec::with_capacity(n as usize);
+    let wrote = pin(a).and_then(|_| {
+        for i in 0..n {
+            while read.0.load(Ordering::Acquire) < i {
+                if reader.is_finished() {
+                    return Err("the reader stopped".to_string());
+                }
+                std::hint::spin_loop();
+            }
+            let t0 = now_ns();
+            write_all(w.0, &msg)?;
+            writes.push((now_ns() - t0) as f64);
+            written.0.store(i + 1, Ordering::Release);
+        }
+        Ok(())
+    });
+    if wrote.is_err() {
+        written.0.store(STOP, Ordering::Release);
+    }
+    let reads = reader
+        .join()
+        .map_err(|_| "the reader thread panicked".to_string())?;
+    wrote?;
+    let reads = reads?;
+    Ok((
+        super::measure::median(&writes),
+        super::measure::median(&reads),
+    ))
+}
+
 /// fork() as the parent sees it (the child exits at once).
 pub fn fork(n: u64) -> Result<f64, String> {
     let mut total = 0u64;
