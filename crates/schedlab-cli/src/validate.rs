@@ -181,6 +181,18 @@ fn cases(o: &Options) -> Vec<Case> {
     }
     out.push(hack(mid, o.loops, true, false));
     out.push(hack(mid, o.loops, false, true));
+    // The smallest group count on one CPU, sockets and pipes: the
+    // per-message cost with no placement and no cross-CPU traffic.
+    let lo = o.groups[0];
+    for pipe in [false, true] {
+        let mut c = hack(lo, o.loops, pipe, false);
+        c.name = format!(
+            "hackbench -g {lo}, {}, pinned to one CPU",
+            if pipe { "pipes" } else { "sockets" }
+        );
+        c.pinned = true;
+        out.push(c);
+    }
     for (pipe, threads) in [(false, false), (true, false), (false, true)] {
         let mut args = s(&[
             "bench",
@@ -507,6 +519,11 @@ fn pairs(o: &Options) -> Vec<(String, String, String)> {
             format!("perf bench sched messaging -g {mid}, sockets, threads"),
         ),
     ];
+    v.push((
+        format!("hackbench -g {lo}: free against pinned"),
+        format!("hackbench -g {lo}, sockets, pinned to one CPU"),
+        format!("hackbench -g {lo}, sockets, processes"),
+    ));
     if hi != lo {
         v.push((
             format!("hackbench: {hi} groups against {lo}"),

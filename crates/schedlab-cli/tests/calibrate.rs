@@ -158,6 +158,11 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         "{text}"
     );
     assert!(text.contains("hackbench -g 1, pipes, processes"), "{text}");
+    assert!(
+        text.contains("hackbench -g 1, sockets, pinned to one CPU")
+            && text.contains("hackbench -g 1: free against pinned"),
+        "{text}"
+    );
     for (tool, package) in [("perf", "linux-perf"), ("hackbench", "rt-tests")] {
         if text.contains(&format!("skipped {tool}:")) {
             println!(
