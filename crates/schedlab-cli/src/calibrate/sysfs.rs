@@ -347,6 +347,18 @@ pub fn llc_kib(cpu: u32) -> Option<(u64, String)> {
     })
 }
 
+/// MemAvailable from /proc/meminfo, MiB.
+pub fn mem_available_mib() -> Option<usize> {
+    parse_mem_available_mib(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn parse_mem_available_mib(meminfo: &str) -> Option<usize> {
+    meminfo.lines().find_map(|l| {
+        let kib = l.strip_prefix("MemAvailable:")?.trim().strip_suffix("kB")?;
+        kib.trim().parse::<usize>().ok().map(|k| k / 1024)
+    })
+}
+
 pub fn kernel_release() -> String {
     read("/proc/sys/kernel/osrelease").unwrap_or_default()
 }
@@ -361,6 +373,13 @@ mod tests {
         assert_eq!(parse_list("0"), Some(vec![0]));
         assert_eq!(parse_list("3-1"), None);
         assert_eq!(parse_list("x"), None);
+    }
+
+    #[test]
+    fn available_memory_parses_in_mib() {
+        let text = "MemTotal:       24684132 kB\nMemFree:        22550812 kB\nMemAvailable:   24234532 kB\n";
+        assert_eq!(parse_mem_available_mib(text), Some(23_666));
+        assert_eq!(parse_mem_available_mib("MemTotal: 1 kB\n"), None);
     }
 
     #[test]
