@@ -90,6 +90,20 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             measured.push(c.miss_ns[i]);
         }
     }
+    // A unix call does a pipe call's work and its side of the socket's;
+    // the reader's share of that is recorded beside the model's.
+    let (pipe, unix) = (
+        probe(&spec, "pipe_read_local").unwrap(),
+        probe(&spec, "unix_read_local").unwrap(),
+    );
+    assert!(unix > pipe, "unix read {unix} <= pipe read {pipe}");
+    let share = cal.probes.iter().find(|p| p.name == "unix_rx_share");
+    assert!(
+        share.is_some_and(
+            |p| (0.0..=100.0).contains(&p.median) && p.what.contains("the model gives")
+        ),
+        "{share:?}"
+    );
     // Across CPUs a unix read does a pipe read's work and its skb's; the
     // model's checks of those lines are recorded beside the calls.
     for k in keys {

@@ -763,6 +763,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             run.default_cost("virt_ipi_extra_ns", 0, "needs two CPUs (not measured)");
         }
     }
+    check_unix_split(&mut run, a);
     if let Some(c) = near {
         let b = partner[c].expect("a near class has a partner");
         check_remote_messages(&mut run, a, b, c, &costs);
@@ -866,6 +867,51 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     Topology::from_spec(&spec)
         .map_err(|e| format!("the measured machine does not validate: {e}"))?;
     Ok(spec)
+}
+
+/// Holds the model's split of a unix message's socket work (the reader's
+/// share `cost::UNIX_RX_SHARE`) against this machine: 100-byte messages
+/// written and read at once on CPU `a`, through a pipe and a unix socket;
+/// each unix call's time beyond the pipe's is its side's share. Records
+/// the four call times and the reader's measured share as a check; it sets
+/// no cost.
+fn check_unix_split(run: &mut Run, a: u32) {
+    let mut times = [[None; 2]; 2];
+    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
+        for (j, call) in ["write", "read"].into_iter().enumerate() {
+            times[i][j] = run.probe(
+                &format!("{kind}_{call}_local"),
+                &format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread"),
+                &[a],
+                "ns",
+                move |bud| {
+                    probes::pin(a)?;
+                    measure::repeat(bud, || {
+                        probes::local_messages(unix, 1000).map(|(w, r)| if j == 0 { w } else { r })
+                    })
+                },
+            );
+        }
+    }
+    let [[Some(pw), Some(pr)], [Some(uw), Some(ur)]] = times else {
+        return;
+    };
+    let (tx, rx) = (uw - pw, ur - pr);
+    if tx + rx <= 0.0 {
+        return;
+    }
+    run.probes.push(Probe {
+        name: "unix_rx_share".into(),
+        what: format!(
+            "(unix_read_local - pipe_read_local) / both calls' extra: the reader's share of a unix message's socket work; the model gives the reader {}%",
+            schedlab::cost::UNIX_RX_SHARE * 100 / 1024
+        ),
+        cpus: vec![a],
+        unit: "%".into(),
+        median: round2(100.0 * rx / (tx + rx)),
+        spread: 0.0,
+        batches: 1,
+    });
 }
 
 /// Holds the model's cross-CPU message costs against this machine: 100-byte

@@ -202,6 +202,37 @@ impl Tcp {
     }
 }
 
+/// 100-byte messages written and read back at once by one thread on one
+/// CPU through a pipe or (with `unix`) an AF_UNIX stream socket: the
+/// medians of the write() and read() times over `n` messages. Against a
+/// pipe's, a unix call's extra time is its side of the socket work.
+pub fn local_messages(unix: bool, n: u64) -> Result<(f64, f64), String> {
+    let (r, w) = if unix {
+        let (x, y) = socketpair()?;
+        (y, x)
+    } else {
+        pipe()?
+    };
+    let mut buf = [1u8; 100];
+    let (mut writes, mut reads) = (
+        Vec::with_capacity(n as usize),
+        Vec::with_capacity(n as usize),
+    );
+    for _ in 0..n {
+        let t0 = now_ns();
+        write_all(w.0, &buf)?;
+        let t1 = now_ns();
+        read_exact(r.0, &mut buf)?;
+        let t2 = now_ns();
+        writes.push((t1 - t0) as f64);
+        reads.push((t2 - t1) as f64);
+    }
+    Ok((
+        super::measure::median(&writes),
+        super::measure::median(&reads),
+    ))
+}
+
 /// 100-byte messages from a writer pinned to CPU `a` to a reader pinned to
 /// CPU `b` through a pipe or (with `unix`) an AF_UNIX stream socket, one
 /// in flight: the writer waits (spinning in user space) until the last
