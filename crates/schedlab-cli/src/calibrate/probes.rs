@@ -161,12 +161,12 @@ pub struct Pair {
 
 impl Pair {
     pub fn pipe() -> Result<Pair, String> {
-        let (r, w) = pipe()?;
+        let (r, w) = read_write_pair(false)?;
         Ok(Pair { r, w })
     }
     pub fn unix() -> Result<Pair, String> {
-        let (a, b) = socketpair()?;
-        Ok(Pair { r: b, w: a })
+        let (r, w) = read_write_pair(true)?;
+        Ok(Pair { r, w })
     }
     pub fn batch(&self, bytes: usize, n: u64) -> Result<f64, String> {
         pair_loop(self.w.0, self.r.0, bytes, n)
@@ -202,17 +202,23 @@ impl Tcp {
     }
 }
 
+/// A pipe's or (with `unix`) an AF_UNIX stream socket pair's (read, write)
+/// ends.
+fn read_write_pair(unix: bool) -> Result<(Fd, Fd), String> {
+    if unix {
+        let (x, y) = socketpair()?;
+        Ok((y, x))
+    } else {
+        pipe()
+    }
+}
+
 /// 100-byte messages written and read back at once by one thread on one
 /// CPU through a pipe or (with `unix`) an AF_UNIX stream socket: the
 /// medians of the write() and read() times over `n` messages. Against a
 /// pipe's, a unix call's extra time is its side of the socket work.
 pub fn local_messages(unix: bool, n: u64) -> Result<(f64, f64), String> {
-    let (r, w) = if unix {
-        let (x, y) = socketpair()?;
-        (y, x)
-    } else {
-        pipe()?
-    };
+    let (r, w) = read_write_pair(unix)?;
     let mut buf = [1u8; 100];
     let (mut writes, mut reads) = (
         Vec::with_capacity(n as usize),
@@ -241,12 +247,7 @@ pub fn local_messages(unix: bool, n: u64) -> Result<(f64, f64), String> {
 /// anyone and each finds the channel last used on the other CPU. The
 /// medians of the write() and read() times over `n` messages.
 pub fn remote_messages(unix: bool, a: u32, b: u32, n: u64) -> Result<(f64, f64), String> {
-    let (r, w) = if unix {
-        let (x, y) = socketpair()?;
-        (y, x)
-    } else {
-        pipe()?
-    };
+    let (r, w) = read_write_pair(unix)?;
     let written = Arc::new(Line(AtomicU64::new(0)));
     let read = Arc::new(Line(AtomicU64::new(0)));
     let (w2, r2) = (written.clone(), read.clone());
