@@ -869,6 +869,33 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     Ok(spec)
 }
 
+/// Four probes, `{pipe,unix}_{write,read}_{suffix}`, each the median call
+/// time `calls(unix)` returns as (write, read) per batch: [[pipe write,
+/// pipe read], [unix write, unix read]], or None if one did not run.
+fn message_call_probes(
+    run: &mut Run,
+    suffix: &str,
+    what: impl Fn(&str, &str) -> String,
+    cpus: &[u32],
+    calls: impl Fn(bool) -> Result<(f64, f64), String> + Copy + Send,
+) -> Option<[[f64; 2]; 2]> {
+    let mut times = [[0.0; 2]; 2];
+    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
+        for (j, call) in ["write", "read"].into_iter().enumerate() {
+            times[i][j] = run.probe(
+                &format!("{kind}_{call}_{suffix}"),
+                &what(kind, call),
+                cpus,
+                "ns",
+                move |bud| {
+                    measure::repeat(bud, || calls(unix).map(|(w, r)| if j == 0 { w } else { r }))
+                },
+            )?;
+        }
+    }
+    Some(times)
+}
+
 /// Holds the model's split of a unix message's socket work (the reader's
 /// share `cost::UNIX_RX_SHARE`) against this machine: 100-byte messages
 /// written and read at once on CPU `a`, through a pipe and a unix socket;
@@ -876,24 +903,15 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
 /// the four call times and the reader's measured share as a check; it sets
 /// no cost.
 fn check_unix_split(run: &mut Run, a: u32) {
-    let mut times = [[None; 2]; 2];
-    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
-        for (j, call) in ["write", "read"].into_iter().enumerate() {
-            times[i][j] = run.probe(
-                &format!("{kind}_{call}_local"),
-                &format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread"),
-                &[a],
-                "ns",
-                move |bud| {
-                    probes::pin(a)?;
-                    measure::repeat(bud, || {
-                        probes::local_messages(unix, 1000).map(|(w, r)| if j == 0 { w } else { r })
-                    })
-                },
-            );
-        }
-    }
-    let [[Some(pw), Some(pr)], [Some(uw), Some(ur)]] = times else {
+    let Some([[pw, pr], [uw, ur]]) = message_call_probes(
+        run,
+        "local",
+        |kind, call| {
+            format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread")
+        },
+        &[a],
+        move |unix| probes::pin(a).and_then(|_| probes::local_messages(unix, 1000)),
+    ) else {
         return;
     };
     let (tx, rx) = (uw - pw, ur - pr);
@@ -924,24 +942,16 @@ fn check_unix_split(run: &mut Run, a: u32) {
 /// sets a cost: the checks say how well the counted lines hold.
 fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
     let k = CLASS_KEY[c];
-    let mut times = [[None; 2]; 2];
-    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
-        for (j, call) in ["write", "read"].into_iter().enumerate() {
-            times[i][j] = run.probe(
-                &format!("{kind}_{call}_remote_{k}"),
-                &format!("a 100-byte {kind} {call}() on CPU {} with the channel last used on CPU {} (one message in flight, no wakeups)", if j == 0 { a } else { b }, if j == 0 { b } else { a }),
-                &[a, b],
-                "ns",
-                move |bud| {
-                    measure::repeat(bud, || {
-                        probes::remote_messages(unix, a, b, 1000)
-                            .map(|(w, r)| if j == 0 { w } else { r })
-                    })
-                },
-            );
-        }
-    }
-    let [[Some(pw), Some(pr)], [Some(uw), Some(ur)]] = times else {
+    let Some([[pw, pr], [uw, ur]]) = message_call_probes(
+        run,
+        &format!("remote_{k}"),
+        |kind, call| {
+            let (on, last) = if call == "write" { (a, b) } else { (b, a) };
+            format!("a 100-byte {kind} {call}() on CPU {on} with the channel last used on CPU {last} (one message in flight, no wakeups)")
+        },
+        &[a, b],
+        move |unix| probes::remote_messages(unix, a, b, 1000),
+    ) else {
         return;
     };
     let unix_half = costs.unix_msg_ns as f64 / 2.0;
