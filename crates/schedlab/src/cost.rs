@@ -273,57 +273,55 @@ impl CostModel {
         (ns / self.costs.mlp as u128) as u64
     }
 
-    /// Reading `bytes` a task on `from` wrote: the buffer's shared state
-    /// ([`Self::state_transfer`]) plus the data's lines.
-    pub fn data_transfer(&self, topo: &Topology, bytes: u64, from: usize, to: usize) -> u64 {
-        let d = topo.distance(from, to);
-        let Some(i) = d.cost_index() else { return 0 };
-        let lines = bytes.div_ceil(CACHE_LINE);
-        self.costs.transfer_ns[i] + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
-    }
-
-    /// An AF_UNIX message read on another CPU than the one that allocated
-    /// it: the reader's CPU pulls [`UNIX_SKB_RX_LINES`] lines the writer's
-    /// wrote, one after another (each a pointer the next depends on, so
-    /// `miss_ns` each, not shared by `mlp`). 0 on the same CPU and for
-    /// other kinds (modelled for AF_UNIX only: a loopback TCP or UDP
-    /// message's path differs and is not measured).
-    pub fn skb_rx(&self, topo: &Topology, kind: ChannelKind, from: usize, to: usize) -> u64 {
-        self.skb_lines(topo, kind, UNIX_SKB_RX_LINES, from, to)
-    }
-
-    /// An AF_UNIX write after its peer read on another CPU: the lines of
-    /// the writer's socket the reader's frees wrote
-    /// ([`UNIX_SKB_TX_LINES`]).
-    pub fn skb_tx(&self, topo: &Topology, kind: ChannelKind, from: usize, to: usize) -> u64 {
-        self.skb_lines(topo, kind, UNIX_SKB_TX_LINES, from, to)
-    }
-
-    fn skb_lines(
+    /// A read on `to` of `bytes` a task on `from` wrote, beyond the read's
+    /// own work: the channel's shared state (`transfer_ns` at their
+    /// distance: the pipe's mutex and ring indices, the socket's queue lock
+    /// and accounting), the data's lines (`miss_ns`, shared by `mlp`), and
+    /// for an AF_UNIX message its skb ([`UNIX_SKB_RX_LINES`], one after
+    /// another: each a pointer the next depends on, so `miss_ns` each). 0 on
+    /// the same CPU. Loopback TCP and UDP get no skb lines: their path
+    /// differs and is not measured.
+    pub fn read_transfer(
         &self,
         topo: &Topology,
         kind: ChannelKind,
-        lines: u64,
+        bytes: u64,
         from: usize,
         to: usize,
     ) -> u64 {
-        if kind != ChannelKind::Unix {
+        let Some(i) = topo.distance(from, to).cost_index() else {
             return 0;
-        }
-        topo.distance(from, to)
-            .cost_index()
-            .map_or(0, |i| lines * self.costs.miss_ns[i])
+        };
+        let lines = bytes.div_ceil(CACHE_LINE);
+        self.costs.transfer_ns[i]
+            + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
+            + self.skb_lines(kind, UNIX_SKB_RX_LINES, i)
     }
 
-    /// A channel's shared state (the pipe's mutex and ring indices, the
-    /// socket's queue lock and accounting) coming to `to` from the CPU
-    /// that last used it, `from`: `transfer_ns` at their distance, 0 on the
-    /// same CPU. Both sides write that state, so a write after a read on
-    /// another CPU pays it as a read after a write does.
-    pub fn state_transfer(&self, topo: &Topology, from: usize, to: usize) -> u64 {
-        topo.distance(from, to)
-            .cost_index()
-            .map_or(0, |i| self.costs.transfer_ns[i])
+    /// A write on `to` after the channel's last read on `from`: both sides
+    /// write the shared state, so the write brings it back (`transfer_ns`),
+    /// and an AF_UNIX write its socket's lines the reader's frees wrote
+    /// ([`UNIX_SKB_TX_LINES`]). 0 on the same CPU.
+    pub fn write_transfer(
+        &self,
+        topo: &Topology,
+        kind: ChannelKind,
+        from: usize,
+        to: usize,
+    ) -> u64 {
+        let Some(i) = topo.distance(from, to).cost_index() else {
+            return 0;
+        };
+        self.costs.transfer_ns[i] + self.skb_lines(kind, UNIX_SKB_TX_LINES, i)
+    }
+
+    /// `lines` skb lines at distance index `i`, for AF_UNIX only.
+    fn skb_lines(&self, kind: ChannelKind, lines: u64, i: usize) -> u64 {
+        if kind == ChannelKind::Unix {
+            lines * self.costs.miss_ns[i]
+        } else {
+            0
+        }
     }
 
     /// The node's memory bandwidth as copying work per ns (x
@@ -425,24 +423,26 @@ mod tests {
         assert_eq!(m.cache_refill(&topo, 256, 0, 10), 4096 * 140 / 8);
         assert_eq!(m.cache_refill(&topo, 256, 3, 3), 0);
         // 100 bytes = 2 lines across nodes: 200 + 2 x 140 / 8.
-        assert_eq!(m.data_transfer(&topo, 100, 0, 10), 235);
+        assert_eq!(m.read_transfer(&topo, ChannelKind::Pipe, 100, 0, 10), 235);
         // The writer's side: the shared state only, none on its own CPU.
-        assert_eq!(m.state_transfer(&topo, 0, 10), 200);
-        assert_eq!(m.state_transfer(&topo, 0, 1), topo.costs.transfer_ns[1]);
-        assert_eq!(m.state_transfer(&topo, 4, 4), 0);
+        assert_eq!(m.write_transfer(&topo, ChannelKind::Pipe, 0, 10), 200);
+        assert_eq!(
+            m.write_transfer(&topo, ChannelKind::Pipe, 0, 1),
+            topo.costs.transfer_ns[1]
+        );
+        assert_eq!(m.write_transfer(&topo, ChannelKind::Pipe, 4, 4), 0);
         // An AF_UNIX message's skb lines, one miss each at the distance;
-        // none for a pipe or on one CPU.
+        // none for a pipe (above) or on one CPU.
         let miss = topo.costs.miss_ns[3];
         assert_eq!(
-            m.skb_rx(&topo, ChannelKind::Unix, 0, 10),
-            UNIX_SKB_RX_LINES * miss
+            m.read_transfer(&topo, ChannelKind::Unix, 100, 0, 10),
+            235 + UNIX_SKB_RX_LINES * miss
         );
         assert_eq!(
-            m.skb_tx(&topo, ChannelKind::Unix, 0, 10),
-            UNIX_SKB_TX_LINES * miss
+            m.write_transfer(&topo, ChannelKind::Unix, 0, 10),
+            200 + UNIX_SKB_TX_LINES * miss
         );
-        assert_eq!(m.skb_rx(&topo, ChannelKind::Pipe, 0, 10), 0);
-        assert_eq!(m.skb_rx(&topo, ChannelKind::Unix, 4, 4), 0);
+        assert_eq!(m.read_transfer(&topo, ChannelKind::Unix, 100, 4, 4), 0);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);
     }

@@ -802,7 +802,7 @@ fn many_writers_blocked_on_one_pipe_all_finish_in_every_era() {
 /// CPU 1, which reads each soon after: CPU 0's kernel time at two figures of
 /// `transfer_ns` between cores of one LLC. Every write after the first
 /// follows the reader's read on the other CPU and brings the pipe's shared
-/// state back (`cost::state_transfer`); pinned to one CPU, no write pays.
+/// state back (`cost::write_transfer`); pinned to one CPU, no write pays.
 #[test]
 fn a_write_after_a_read_on_another_cpu_brings_the_shared_state_back() {
     let writes = 100u64;
@@ -836,8 +836,8 @@ fn a_write_after_a_read_on_another_cpu_brings_the_shared_state_back() {
 }
 
 /// The same one-way traffic as above through an AF_UNIX socket and a pipe:
-/// across CPUs a unix message also moves its skb (`cost::skb_rx` on the
-/// reader's CPU, `cost::skb_tx` on the writer's), so the unix reader's CPU
+/// across CPUs a unix message also moves its skb (in `cost::read_transfer`
+/// on the reader's CPU, `cost::write_transfer` on the writer's), so the unix reader's CPU
 /// pays `UNIX_SKB_RX_LINES` misses more per message than the pipe's does
 /// beyond the socket's own work; on one CPU nothing moves.
 #[test]

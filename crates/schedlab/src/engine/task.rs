@@ -206,8 +206,8 @@ pub(crate) struct Channel {
     last_writer_task: Option<usize>,
     last_reader_task: Option<usize>,
     /// The CPUs that last wrote and last read it: where a read's data and
-    /// a write's shared state come from (`cost::data_transfer`,
-    /// `state_transfer`, `skb_rx`, `skb_tx`).
+    /// a write's shared state come from (`cost::read_transfer`,
+    /// `write_transfer`).
     last_writer_cpu: Option<usize>,
     last_reader_cpu: Option<usize>,
     /// The LLCs of its last writer and last reader: its buffered bytes
@@ -547,8 +547,7 @@ impl Sim {
                         let cost = self.syscall_entry(task)
                             + copy
                             + msg
-                            + self.cost.state_transfer(&self.topo, state_from, cpu)
-                            + self.cost.skb_tx(&self.topo, kind, state_from, cpu);
+                            + self.cost.write_transfer(&self.topo, kind, state_from, cpu);
                         self.tasks[task].pc += 1;
                         self.start_copying(cpu, cost, copy, pending);
                         return;
@@ -591,8 +590,7 @@ impl Sim {
                         let mut cost = self.syscall_entry(task)
                             + copy
                             + self.cost.msg_rx(kind)
-                            + self.cost.data_transfer(&self.topo, take, from, cpu)
-                            + self.cost.skb_rx(&self.topo, kind, from, cpu);
+                            + self.cost.read_transfer(&self.topo, kind, take, from, cpu);
                         let t = &mut self.tasks[task];
                         t.last_read = take;
                         if !std::mem::take(&mut t.read_blocked) {
