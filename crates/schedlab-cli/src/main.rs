@@ -128,7 +128,11 @@ enum Command {
     /// Decode a link-safe string back to experiment JSON.
     Decode { code: String },
     /// Measure the engine's speed on standard cases.
-    Bench,
+    Bench {
+        /// Presets to time instead of the standard cases (one repeat of
+        /// each point, one after another).
+        cases: Vec<String>,
+    },
     /// Measure this machine: topology from the kernel, costs from native
     /// probes (each with its median, spread and how the cost follows).
     Calibrate {
@@ -372,7 +376,7 @@ fn dispatch(cli: Cli) -> Result<String, String> {
             .map_err(|e| e.to_string())?
             .to_json()
             + "\n"),
-        Command::Bench => bench::run(),
+        Command::Bench { cases } => bench::run(&cases),
         Command::Fidelity { jobs } => fidelity::run(jobs),
         Command::Validate {
             machine,

@@ -205,6 +205,23 @@ fn presets_show_encode_decode() {
 }
 
 #[test]
+fn bench_times_the_named_presets_only() {
+    let out = schedlab()
+        .args(["bench", "kvm-pipe-test-pinning"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    let fields: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(fields[0], "kvm-pipe-test-pinning");
+    assert!(fields[1].parse::<u64>().unwrap() > 100_000, "{text}");
+    let err = fails(&["bench", "no-such-preset"]);
+    assert!(err.contains("unknown preset \"no-such-preset\""), "{err}");
+}
+
+#[test]
 fn bad_experiment_input_is_one_line_and_exit_code_2() {
     let err = fails(&["run", "no-such-preset"]);
     assert!(err.contains("unknown preset \"no-such-preset\""), "{err}");
