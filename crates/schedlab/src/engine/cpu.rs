@@ -256,6 +256,7 @@ impl Sim {
     /// (1/1024) when `nbusy` threads of its core are busy: the other work at
     /// the thread's speed, the copying at the lesser of that and the
     /// node's copying speed.
+    #[inline]
     fn seg_rate(&self, cpu: usize, copy_share: u64, nbusy: usize) -> u64 {
         let smt = self.cost.smt_rate(nbusy);
         if copy_share == 0 {
@@ -464,6 +465,7 @@ impl Sim {
 
     /// Switches `cpu` from `prev` to `n`, after `kernel_ns` of kernel work
     /// the switch follows (a new-idle balance that pulled `n`).
+    #[inline]
     fn switch_to(&mut self, cpu: usize, prev: Option<usize>, n: usize, kernel_ns: u64) {
         self.touch_task(n);
         self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
@@ -685,6 +687,7 @@ impl Sim {
 
     /// Brings `cpu`'s bit in `idle_cpus` up to date; called wherever its
     /// state, its queue's nr_running or its pending wakeups change.
+    #[inline]
     pub(crate) fn note_idle(&mut self, cpu: usize) {
         if self.cpu_idle_now(cpu) {
             self.idle_cpus.insert(cpu);
@@ -838,6 +841,7 @@ impl Sim {
     /// Brings a task's PELT signals up to now, under its current state;
     /// returns whether its averages moved (a period boundary was crossed),
     /// which makes its next UTIL_EST sample count (cfs_se_util_change).
+    #[inline]
     pub(crate) fn touch_task(&mut self, task: usize) -> bool {
         let (on_rq, running) = match self.tasks[task].state {
             TaskState::Running(_) => (1, true),

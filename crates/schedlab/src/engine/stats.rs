@@ -79,6 +79,7 @@ impl Counters {
     }
 
     /// Bumps a typed counter.
+    #[inline]
     pub fn count(&mut self, c: Counter) {
         let id = match self.typed.get(&c) {
             Some(&id) => id,

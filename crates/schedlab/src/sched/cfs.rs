@@ -179,6 +179,7 @@ impl CfsRq {
         }
     }
 
+    #[inline]
     fn tree_insert(&mut self, id: TaskId, e: &Entity) -> bool {
         if self.eevdf {
             self.by_vruntime.insert((e.vruntime, id));
@@ -187,6 +188,7 @@ impl CfsRq {
         self.queued.insert((self.key(e), id))
     }
 
+    #[inline]
     fn tree_remove(&mut self, id: TaskId, e: &Entity) -> bool {
         let removed = self.queued.remove(&(self.key(e), id));
         if removed && self.eevdf {
@@ -223,6 +225,7 @@ impl CfsRq {
     /// Charges the running task for the time since it was last accounted
     /// and advances min_vruntime (update_curr); under EEVDF also renews an
     /// expired deadline and notes the reschedule that asks for.
+    #[inline]
     pub fn update_curr(&mut self, ents: &mut [Entity], now_ns: u64, policy: &KernelPolicy) {
         let mut renewed = false;
         if let Some(c) = self.curr {
@@ -245,6 +248,7 @@ impl CfsRq {
         }
     }
 
+    #[inline]
     fn update_min_vruntime(&mut self, ents: &[Entity]) {
         let curr_v = self.curr.map(|c| ents[c].vruntime);
         let tree = if self.eevdf {

@@ -78,6 +78,7 @@ impl Pelt {
     /// The sums grow on every update, the averages move only when a period
     /// boundary was crossed (___update_load_sum returning 1 before
     /// ___update_load_avg, v4.15 and v6.x); returns whether they moved.
+    #[inline]
     pub fn update(
         &mut self,
         now_ns: u64,

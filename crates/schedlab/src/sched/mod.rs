@@ -268,6 +268,7 @@ pub trait SchedEnv {
 
 /// The load the cpu_load[] history samples and the balancer weighs: the
 /// queue's weight in 2.6.2x, its tasks' runnable PELT load later.
+#[inline]
 pub fn instant_load(env: &impl SchedEnv, cpu: usize) -> u64 {
     let rq = env.rq(cpu);
     if env.policy().era.rules().balance_load == BalanceLoad::Weight {

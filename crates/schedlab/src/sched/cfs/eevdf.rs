@@ -64,6 +64,7 @@ impl CfsRq {
         avg >= crate::arith::mul_i128(self.entity_key(vruntime) as i128, load)
     }
 
+    #[inline]
     pub fn entity_eligible(&self, id: TaskId, ents: &[Entity]) -> bool {
         self.vruntime_eligible(ents[id].vruntime, ents)
     }
@@ -173,6 +174,7 @@ impl CfsRq {
     /// deadline a slice (half a slice for a new task under
     /// PLACE_DEADLINE_INITIAL) or its kept relative deadline
     /// (PLACE_REL_DEADLINE) away. `self` does not hold the task.
+    #[inline]
     pub(super) fn place_eevdf(
         &self,
         id: TaskId,
