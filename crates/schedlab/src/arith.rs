@@ -57,6 +57,22 @@ pub fn mul_i128(a: i128, b: i128) -> i128 {
     }
 }
 
+/// `a * b / c` truncated toward zero, as the 128-bit expression is, in
+/// 64 bits when the operands and the product fit there; `c` must not be 0.
+#[inline]
+pub fn mul_div_i128(a: i128, b: i128, c: i128) -> i128 {
+    if let (Ok(a), Ok(b), Ok(c)) = (i64::try_from(a), i64::try_from(b), i64::try_from(c)) {
+        if a.unsigned_abs().leading_zeros() + b.unsigned_abs().leading_zeros() >= 65 {
+            // None only for c == 0 (which the 128-bit path reports too) and
+            // i64::MIN / -1 (which it computes).
+            if let Some(q) = (a * b).checked_div(c) {
+                return q as i128;
+            }
+        }
+    }
+    a * b / c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +99,11 @@ mod tests {
             prop_assert_eq!(mul_i128(big, small), big * small);
             prop_assert_eq!(mul_i128(x as i128, a as i128), x as i128 * a as i128);
             prop_assert_eq!(wide_mul(x >> 20, y >> 30), (x >> 20) as i128 * (y >> 30) as i128);
+            let (sx, sy) = ((x >> 30) as i128, (y >> 34) as i128);
+            let sc = (a as i64 >> (shift % 40)).max(1) as i128 * if x < 0 { -1 } else { 1 };
+            prop_assert_eq!(mul_div_i128(sx, sy, sc), sx * sy / sc);
+            prop_assert_eq!(mul_div_i128(big, small, sc), big * small / sc);
+            prop_assert_eq!(mul_div_i128(x as i128, y as i128, sc), x as i128 * y as i128 / sc);
         }
     }
 }

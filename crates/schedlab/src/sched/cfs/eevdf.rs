@@ -44,16 +44,22 @@ impl CfsRq {
         (avg, load)
     }
 
-    /// V, the load-weighted average vruntime, rounded down (avg_vruntime).
-    pub fn avg_vruntime(&self, ents: &[Entity]) -> u64 {
+    /// V's key, the weighted sum over the weight rounded down; None when
+    /// nothing is queued or running.
+    fn avg_key(&self, ents: &[Entity]) -> Option<i128> {
         let (avg, load) = self.avg_with_curr(ents);
-        let off = match (i64::try_from(avg), i64::try_from(load)) {
+        match (i64::try_from(avg), i64::try_from(load)) {
             // 64-bit division when it is exact in 64 bits: a 128-bit one is
             // a library call in WebAssembly (crate::arith).
-            (Ok(a), Ok(l)) if l > 0 => a.div_euclid(l) as i128,
-            _ if load > 0 => avg.div_euclid(load),
-            _ => 0,
-        };
+            (Ok(a), Ok(l)) if l > 0 => Some(a.div_euclid(l) as i128),
+            _ if load > 0 => Some(avg.div_euclid(load)),
+            _ => None,
+        }
+    }
+
+    /// V, the load-weighted average vruntime, rounded down (avg_vruntime).
+    pub fn avg_vruntime(&self, ents: &[Entity]) -> u64 {
+        let off = self.avg_key(ents).unwrap_or(0);
         self.min_vruntime.wrapping_add(off as i64 as u64)
     }
 
@@ -62,6 +68,15 @@ impl CfsRq {
     pub fn vruntime_eligible(&self, vruntime: u64, ents: &[Entity]) -> bool {
         let (avg, load) = self.avg_with_curr(ents);
         avg >= crate::arith::mul_i128(self.entity_key(vruntime) as i128, load)
+    }
+
+    /// The largest key still eligible, for testing many entities against
+    /// one average: vruntime_eligible's `avg >= key * load` is
+    /// `key <= floor(avg / load)` for an integer key and a positive load,
+    /// one comparison per entity instead of a 128-bit product.
+    fn eligible_key_limit(&self, ents: &[Entity]) -> i128 {
+        // Nothing queued: vruntime_eligible compares 0 >= 0.
+        self.avg_key(ents).unwrap_or(i128::MAX)
     }
 
     #[inline]
@@ -134,7 +149,8 @@ impl CfsRq {
         if self.nr_running == 1 {
             return self.curr.or_else(|| self.leftmost());
         }
-        let eligible = |id: TaskId| self.entity_eligible(id, ents);
+        let limit = self.eligible_key_limit(ents);
+        let eligible = |id: TaskId| self.entity_key(ents[id].vruntime) as i128 <= limit;
         let curr = self.curr.filter(|&c| eligible(c));
         if f.has(Feature::RunToParity) {
             let prev = self
@@ -191,7 +207,7 @@ impl CfsRq {
         let mut lag: i128 = 0;
         if f.has(Feature::PlaceLag) && self.nr_running > 0 {
             // Truncated toward zero, as div_s64.
-            lag = e.vlag as i128 * (load + e.weight as i128) / load.max(1);
+            lag = crate::arith::mul_div_i128(e.vlag as i128, load + e.weight as i128, load.max(1));
         }
         e.vruntime = v.wrapping_sub(lag as i64 as u64);
         if let Some(rel) = e.rel_deadline.take() {
@@ -389,6 +405,34 @@ mod tests {
         assert!(q.entity_eligible(1, &e));
         assert_eq!(q.pick_eevdf(&e, &f), Some(1));
         q.check_eevdf(&e).unwrap();
+    }
+
+    proptest::proptest! {
+        /// pick_eevdf's one division per pick gives vruntime_eligible's
+        /// answer for every entity.
+        #[test]
+        fn the_eligible_key_limit_agrees_with_vruntime_eligible(
+            queued in proptest::collection::vec((1u64..=88_761 << 10, 0u64..1 << 40), 1..8),
+            probes in proptest::collection::vec(0u64..1 << 41, 1..16),
+            curr in proptest::option::of(0usize..8),
+        ) {
+            let mut e: Vec<Entity> = queued.iter().map(|&(w, v)| ent(w, v, 0)).collect();
+            let mut q = rq();
+            for i in 0..e.len() {
+                q.enqueue(i, &mut e);
+            }
+            if let Some(c) = curr.filter(|&c| c < e.len()) {
+                q.set_curr(c, &mut e, 0);
+            }
+            let limit = q.eligible_key_limit(&e);
+            for v in probes {
+                let vruntime = O + v - (1 << 40);
+                proptest::prop_assert_eq!(
+                    q.entity_key(vruntime) as i128 <= limit,
+                    q.vruntime_eligible(vruntime, &e)
+                );
+            }
+        }
     }
 
     #[test]
