@@ -174,11 +174,11 @@ impl Cpu {
 }
 
 impl Sim {
-    fn busy_in_core(&self, cpu: usize) -> usize {
-        self.siblings[cpu]
-            .iter()
-            .filter(|&&s| self.cpus[s].seg.is_some())
-            .count()
+    /// Threads of `cpu`'s core running a segment, kept by start_work and
+    /// seg_ended (counting the siblings read a cache line per thread).
+    #[inline]
+    pub(crate) fn busy_in_core(&self, cpu: usize) -> usize {
+        self.core_busy[self.core_of[cpu]] as usize
     }
 
     /// Starts a segment of `ns` of work on `cpu` for its current task.
@@ -221,11 +221,10 @@ impl Sim {
         let copies_before = self.copies[node];
         self.copies[node] = self.copies[node] - old_share.unwrap_or(0) + copy_share;
         let copies_after = self.copies[node];
-        let rate = self.seg_rate(
-            cpu,
-            copy_share,
-            self.busy_in_core(cpu) + usize::from(!was_busy),
-        );
+        if !was_busy {
+            self.core_busy[self.core_of[cpu]] += 1;
+        }
+        let rate = self.seg_rate(cpu, copy_share, self.busy_in_core(cpu));
         let c = &mut self.cpus[cpu];
         c.account(
             self.now,
@@ -243,7 +242,14 @@ impl Sim {
             copy_share,
         });
         c.gen += 1;
-        let at = self.now + work.div_ceil(rate);
+        // A thread alone on its core runs at WORK_SCALE: a shift, not a
+        // division (the most common segment).
+        let ns = if rate == WORK_SCALE {
+            work.div_ceil(WORK_SCALE)
+        } else {
+            work.div_ceil(rate)
+        };
+        let at = self.now + ns;
         let gen = c.gen;
         self.queue.push(at, Event::SegmentDone { cpu, gen });
         self.seg_touched.push(cpu);
@@ -343,8 +349,10 @@ impl Sim {
         }
     }
 
-    /// A segment on `cpu` ended: its copying leaves the node's count.
+    /// A segment on `cpu` ended: its thread leaves its core's busy count
+    /// and its copying the node's.
     fn seg_ended(&mut self, cpu: usize, copy_share: u64) {
+        self.core_busy[self.core_of[cpu]] -= 1;
         if copy_share > 0 {
             let node = self.topo.cpus[cpu].node;
             self.copies[node] -= copy_share;

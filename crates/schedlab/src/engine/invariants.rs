@@ -83,6 +83,16 @@ impl Sim {
                     cpu.wake_pending
                 ));
             }
+            let busy = self.siblings[c]
+                .iter()
+                .filter(|&&s| self.cpus[s].seg.is_some())
+                .count();
+            if self.busy_in_core(c) != busy {
+                return Err(format!(
+                    "cpu{c}: its core counts {} busy threads, {busy} run a segment",
+                    self.busy_in_core(c)
+                ));
+            }
             if cpu.accounted_until(self.now) != self.now {
                 return Err(format!(
                     "cpu{c}: busy + idle + overhead = {} ns, elapsed {} ns",
@@ -186,5 +196,40 @@ impl Sim {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{Sim, SimConfig};
+    use crate::topology::{preset, Topology};
+
+    /// A running sim on an SMT machine, stopped mid-run with segments live.
+    fn sim_mid_run() -> Sim {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let task = r#"{"name":"spin","program":[{"compute":{"ns":5000000}}]}"#;
+        let spec =
+            serde_json::from_str(&format!(r#"{{"tasks":[{}]}}"#, [task; 8].join(","))).unwrap();
+        let cfg = SimConfig::new(
+            topo,
+            &crate::policy::PolicySpec::era(crate::policy::Era::V4_15),
+            &spec,
+        )
+        .unwrap();
+        let mut sim = Sim::new(&cfg).unwrap();
+        sim.run_until(1_000_000).unwrap();
+        sim
+    }
+
+    #[test]
+    fn a_core_busy_count_out_of_step_with_the_segments_is_caught() {
+        let mut sim = sim_mid_run();
+        sim.check_all().unwrap();
+        let busy_cpu = (0..sim.cpus.len())
+            .find(|&c| sim.cpus[c].seg.is_some())
+            .expect("some CPU runs a segment");
+        sim.core_busy[sim.core_of[busy_cpu]] += 1;
+        let err = sim.check_all().unwrap_err();
+        assert!(err.contains("busy threads"), "{err}");
     }
 }

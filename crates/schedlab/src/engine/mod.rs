@@ -220,6 +220,11 @@ pub struct Sim {
     workload: Workload,
     /// SMT siblings of each CPU (itself included).
     siblings: Vec<Vec<usize>>,
+    /// Each CPU's core, numbered by its lowest thread (an index into
+    /// `core_busy`).
+    core_of: Vec<usize>,
+    /// Threads running a segment, per core (see `core_of`).
+    core_busy: Vec<u32>,
     /// Each node's CPUs.
     node_cpus: Vec<Vec<usize>>,
     /// Copies in flight on each node's CPUs (sharing its memory
@@ -277,7 +282,9 @@ impl Sim {
         let n = topo.ncpus();
         let mut counters = Counters::default();
         let ids = CounterIds::new(&mut counters, &topo);
-        let siblings = (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
+        let siblings: Vec<Vec<usize>> =
+            (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
+        let core_of = siblings.iter().map(|s| s[0]).collect();
         let mut node_cpus = vec![Vec::new(); topo.nnodes()];
         for (c, info) in topo.cpus.iter().enumerate() {
             node_cpus[info.node].push(c);
@@ -321,6 +328,8 @@ impl Sim {
                 .collect(),
             workload: cfg.workload.clone(),
             siblings,
+            core_of,
+            core_busy: vec![0; n],
             node_cpus,
             copies,
             copy_cap,
