@@ -43,6 +43,41 @@ pub const UNIX_SKB_RX_LINES: u64 = 8;
 /// tests. Measured the same way: 0.08-0.17 us over a pipe's write (model
 /// 0.13).
 pub const UNIX_SKB_TX_LINES: u64 = 2;
+/// Cache lines a loopback TCP message's reader pulls from the writer's CPU
+/// beyond the socket's shared state and the data (x86-64, 4.15 and 6.12):
+/// TCP sends a fast clone of the skb it keeps for retransmission, so the
+/// reader takes the clone's struct sk_buff (4 lines), skb_shared_info's
+/// first line (dataref, which the clone and the original share), the
+/// fclone pair's reference count (kfree_skbmem), and on the free the
+/// writer's sk_wmem_alloc (tcp_wfree's atomic) and the line through which
+/// the memory goes back to the writer's CPU (SLUB's remote free, or from
+/// 5.19 the per-CPU list skb_attempt_defer_free queues it on): 8, as for
+/// AF_UNIX. Measured on the 2-vCPU development VM (one message in flight,
+/// no wakeups): a cross-CPU TCP read costs 0.88 us more than on one CPU,
+/// a unix read 0.82 (docs/fidelity.md).
+pub const TCP_SKB_RX_LINES: u64 = 8;
+/// Lines a loopback TCP write pulls back after its peer read on another
+/// CPU: its own sk_wmem_alloc (the reader's tcp_wfree wrote it), and the
+/// reader's socket lines that the receive softirq, which loopback runs on
+/// the writer's CPU, writes after the reader's recvmsg wrote them
+/// ([`TCP_RX_SOCK_LINES`]).
+pub const TCP_SKB_TX_LINES: u64 = 1 + TCP_RX_SOCK_LINES;
+/// The receiving socket's lines that both the receive softirq (tcp_v4_rcv
+/// -> tcp_rcv_established, tcp_data_queue, tcp_event_data_recv on the
+/// writer's CPU) and the reader's recvmsg (lock_sock, tcp_eat_recv_skb,
+/// sock_rfree, tcp_rcv_space_adjust, and the ACK __tcp_cleanup_rbuf sends)
+/// write, per message. Counted for v6.12 from the offsets of struct
+/// tcp_sock (x86-64 defconfig): the receive queue head, sk_rmem_alloc, the
+/// socket lock with sk_forward_alloc, icsk_ack, copied_seq with snd_wl1
+/// and rcv_tstamp, rcv_nxt with the clock cache, rx_opt with rcv_wnd, and
+/// segs_in with rcv_wup: 8 (5 when the writer's CPU sends the ACK itself,
+/// in quickack mode). Used for every era: before v6.8 grouped the hot
+/// fields the same writes were spread wider, so earlier kernels likely
+/// pay more. The ACK's processing on the reader's CPU touches the
+/// writer's socket in turn; that mirror is not counted. Measured on the
+/// 2-vCPU development VM: a cross-CPU TCP write costs 0.55 us more than a
+/// unix write's cross-CPU extra, 8 x `miss_ns` 66 = 0.53.
+pub const TCP_RX_SOCK_LINES: u64 = 8;
 
 #[derive(Debug, Clone)]
 pub struct CostModel {
@@ -277,10 +312,10 @@ impl CostModel {
     /// own work: the channel's shared state (`transfer_ns` at their
     /// distance: the pipe's mutex and ring indices, the socket's queue lock
     /// and accounting), the data's lines (`miss_ns`, shared by `mlp`), and
-    /// for an AF_UNIX message its skb ([`UNIX_SKB_RX_LINES`], one after
-    /// another: each a pointer the next depends on, so `miss_ns` each). 0 on
-    /// the same CPU. Loopback TCP and UDP get no skb lines: their path
-    /// differs and is not measured.
+    /// for an AF_UNIX or loopback TCP message its skb ([`UNIX_SKB_RX_LINES`],
+    /// [`TCP_SKB_RX_LINES`], one after another: each a pointer the next
+    /// depends on, so `miss_ns` each). 0 on the same CPU. UDP gets no skb
+    /// lines: it was not measured.
     pub fn read_transfer(
         &self,
         topo: &Topology,
@@ -295,13 +330,13 @@ impl CostModel {
         let lines = bytes.div_ceil(CACHE_LINE);
         self.costs.transfer_ns[i]
             + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
-            + self.skb_lines(kind, UNIX_SKB_RX_LINES, i)
+            + self.skb_lines(kind, true, i)
     }
 
     /// A write on `to` after the channel's last read on `from`: both sides
     /// write the shared state, so the write brings it back (`transfer_ns`),
-    /// and an AF_UNIX write its socket's lines the reader's frees wrote
-    /// ([`UNIX_SKB_TX_LINES`]). 0 on the same CPU.
+    /// and a socket write the lines the reader's side wrote since
+    /// ([`UNIX_SKB_TX_LINES`], [`TCP_SKB_TX_LINES`]). 0 on the same CPU.
     pub fn write_transfer(
         &self,
         topo: &Topology,
@@ -312,16 +347,21 @@ impl CostModel {
         let Some(i) = topo.distance(from, to).cost_index() else {
             return 0;
         };
-        self.costs.transfer_ns[i] + self.skb_lines(kind, UNIX_SKB_TX_LINES, i)
+        self.costs.transfer_ns[i] + self.skb_lines(kind, false, i)
     }
 
-    /// `lines` skb lines at distance index `i`, for AF_UNIX only.
-    fn skb_lines(&self, kind: ChannelKind, lines: u64, i: usize) -> u64 {
-        if kind == ChannelKind::Unix {
-            lines * self.costs.miss_ns[i]
-        } else {
-            0
-        }
+    /// A message's skb (and for TCP socket) lines at distance index `i`,
+    /// for the read or the write: AF_UNIX and loopback TCP, which were
+    /// counted and measured; none for pipes, nor for UDP (not measured).
+    fn skb_lines(&self, kind: ChannelKind, read: bool, i: usize) -> u64 {
+        let lines = match (kind, read) {
+            (ChannelKind::Unix, true) => UNIX_SKB_RX_LINES,
+            (ChannelKind::Unix, false) => UNIX_SKB_TX_LINES,
+            (ChannelKind::Tcp, true) => TCP_SKB_RX_LINES,
+            (ChannelKind::Tcp, false) => TCP_SKB_TX_LINES,
+            (ChannelKind::Pipe | ChannelKind::Udp, _) => 0,
+        };
+        lines * self.costs.miss_ns[i]
     }
 
     /// The node's memory bandwidth as copying work per ns (x
@@ -443,6 +483,18 @@ mod tests {
             200 + UNIX_SKB_TX_LINES * miss
         );
         assert_eq!(m.read_transfer(&topo, ChannelKind::Unix, 100, 4, 4), 0);
+        // Loopback TCP: its skb, and on the write the reader's socket
+        // lines; UDP is not counted.
+        assert_eq!(
+            m.read_transfer(&topo, ChannelKind::Tcp, 100, 0, 10),
+            235 + TCP_SKB_RX_LINES * miss
+        );
+        assert_eq!(
+            m.write_transfer(&topo, ChannelKind::Tcp, 0, 10),
+            200 + (1 + TCP_RX_SOCK_LINES) * miss
+        );
+        assert_eq!(m.read_transfer(&topo, ChannelKind::Udp, 100, 0, 10), 235);
+        assert_eq!(m.write_transfer(&topo, ChannelKind::Udp, 0, 10), 200);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);
     }

@@ -835,13 +835,19 @@ fn a_write_after_a_read_on_another_cpu_brings_the_shared_state_back() {
     );
 }
 
-/// The same one-way traffic as above through an AF_UNIX socket and a pipe:
-/// across CPUs a unix message also moves its skb (in `cost::read_transfer`
-/// on the reader's CPU, `cost::write_transfer` on the writer's), so the unix reader's CPU
-/// pays `UNIX_SKB_RX_LINES` misses more per message than the pipe's does
-/// beyond the socket's own work; on one CPU nothing moves.
+/// The same one-way traffic as above through an AF_UNIX socket, a loopback
+/// TCP connection and a pipe: across CPUs a socket message also moves its
+/// skb (in `cost::read_transfer` on the reader's CPU, `cost::write_transfer`
+/// on the writer's; for TCP the write also brings back the reader's socket
+/// lines its receive softirq writes), so the socket reader's CPU pays
+/// `*_SKB_RX_LINES` misses more per message than the pipe's does beyond the
+/// socket's own work, and the writer `*_SKB_TX_LINES` after each remote
+/// read; on one CPU nothing moves.
 #[test]
-fn a_unix_message_read_on_another_cpu_pulls_its_skb() {
+fn a_socket_message_read_on_another_cpu_pulls_its_skb() {
+    use schedlab::cost::{
+        TCP_SKB_RX_LINES, TCP_SKB_TX_LINES, UNIX_SKB_RX_LINES, UNIX_SKB_TX_LINES,
+    };
     let msgs = 100u64;
     let spec = |kind: &str, reader: &str| {
         format!(
@@ -860,16 +866,27 @@ fn a_unix_message_read_on_another_cpu_pulls_its_skb() {
         let out = run(&topo, Era::V6_12, &spec(kind, reader), 1, None);
         (out.cpu_time[0].overhead_ns, out.cpu_time[1].overhead_ns)
     };
-    let rx = schedlab::cost::UNIX_SKB_RX_LINES;
-    let tx = schedlab::cost::UNIX_SKB_TX_LINES;
     // Raising the line's cost by 100 ns: the pipe's reader pays it only
-    // through its data lines (shared by mlp), the unix reader also per skb
-    // line; the unix writer per line of its own after each remote read.
-    let unix = (kernel_ns(60, "unix", "1"), kernel_ns(160, "unix", "1"));
+    // through its data lines (shared by mlp), the socket reader also per skb
+    // line; the socket writer per line of its own after each remote read.
     let pipe = (kernel_ns(60, "pipe", "1"), kernel_ns(160, "pipe", "1"));
-    let reader_extra = (unix.1 .1 - unix.0 .1) - (pipe.1 .1 - pipe.0 .1);
-    assert_eq!(reader_extra, msgs * rx * 100, "{unix:?} {pipe:?}");
-    let writer_extra = (unix.1 .0 - unix.0 .0) - (pipe.1 .0 - pipe.0 .0);
-    assert_eq!(writer_extra, (msgs - 1) * tx * 100, "{unix:?} {pipe:?}");
-    assert_eq!(kernel_ns(60, "unix", "0"), kernel_ns(160, "unix", "0"));
+    for (kind, rx, tx) in [
+        ("unix", UNIX_SKB_RX_LINES, UNIX_SKB_TX_LINES),
+        ("tcp", TCP_SKB_RX_LINES, TCP_SKB_TX_LINES),
+    ] {
+        let sock = (kernel_ns(60, kind, "1"), kernel_ns(160, kind, "1"));
+        let reader_extra = (sock.1 .1 - sock.0 .1) - (pipe.1 .1 - pipe.0 .1);
+        assert_eq!(reader_extra, msgs * rx * 100, "{kind}: {sock:?} {pipe:?}");
+        let writer_extra = (sock.1 .0 - sock.0 .0) - (pipe.1 .0 - pipe.0 .0);
+        assert_eq!(
+            writer_extra,
+            (msgs - 1) * tx * 100,
+            "{kind}: {sock:?} {pipe:?}"
+        );
+        assert_eq!(
+            kernel_ns(60, kind, "0"),
+            kernel_ns(160, kind, "0"),
+            "{kind}"
+        );
+    }
 }
