@@ -119,6 +119,23 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             }
         }
     }
+    // Loopback TCP likewise, whenever the unix messages crossed CPUs.
+    for k in keys {
+        if probe(&spec, &format!("unix_read_remote_{k}")).is_some() {
+            let (local, remote) = (
+                probe(&spec, "tcp_read_local").unwrap(),
+                probe(&spec, &format!("tcp_read_remote_{k}")).unwrap(),
+            );
+            assert!(local > 0.0 && remote > 0.0, "{k}: {local} {remote}");
+            for check in ["tcp_read_extra", "tcp_write_extra"] {
+                let p = cal.probes.iter().find(|p| p.name == format!("{check}_{k}"));
+                assert!(
+                    p.is_some_and(|p| p.what.contains("the model charges")),
+                    "{check}_{k}"
+                );
+            }
+        }
+    }
     for w in measured.windows(2) {
         assert!(w[0] as f64 <= w[1] as f64 * 1.25, "miss_ns {measured:?}");
     }

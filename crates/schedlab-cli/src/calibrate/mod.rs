@@ -767,6 +767,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     if let Some(c) = near {
         let b = partner[c].expect("a near class has a partner");
         check_remote_messages(&mut run, a, b, c, &costs);
+        check_remote_tcp(&mut run, a, b, c, &costs);
     }
     run.default_cost(
         "scan_ns_per_cpu",
@@ -869,26 +870,27 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     Ok(spec)
 }
 
-/// Four probes, `{pipe,unix}_{write,read}_{suffix}`, each the median call
-/// time `calls(unix)` returns as (write, read) per batch: [[pipe write,
-/// pipe read], [unix write, unix read]], or None if one did not run.
-fn message_call_probes(
+/// Two probes per channel kind, `{kind}_{write,read}_{suffix}`, each the
+/// median call time `calls(kind)` returns as (write, read) per batch:
+/// [write, read] for each of `kinds` in order, or None if one did not run.
+fn message_call_probes<const N: usize>(
     run: &mut Run,
+    kinds: [probes::Channel; N],
     suffix: &str,
     what: impl Fn(&str, &str) -> String,
     cpus: &[u32],
-    calls: impl Fn(bool) -> Result<(f64, f64), String> + Copy + Send,
-) -> Option<[[f64; 2]; 2]> {
-    let mut times = [[0.0; 2]; 2];
-    for (i, (kind, unix)) in [("pipe", false), ("unix", true)].into_iter().enumerate() {
+    calls: impl Fn(probes::Channel) -> Result<(f64, f64), String> + Copy + Send,
+) -> Option<[[f64; 2]; N]> {
+    let mut times = [[0.0; 2]; N];
+    for (i, kind) in kinds.into_iter().enumerate() {
         for (j, call) in ["write", "read"].into_iter().enumerate() {
             times[i][j] = run.probe(
-                &format!("{kind}_{call}_{suffix}"),
-                &what(kind, call),
+                &format!("{}_{call}_{suffix}", kind.name()),
+                &what(kind.name(), call),
                 cpus,
                 "ns",
                 move |bud| {
-                    measure::repeat(bud, || calls(unix).map(|(w, r)| if j == 0 { w } else { r }))
+                    measure::repeat(bud, || calls(kind).map(|(w, r)| if j == 0 { w } else { r }))
                 },
             )?;
         }
@@ -905,12 +907,13 @@ fn message_call_probes(
 fn check_unix_split(run: &mut Run, a: u32) {
     let Some([[pw, pr], [uw, ur]]) = message_call_probes(
         run,
+        [probes::Channel::Pipe, probes::Channel::Unix],
         "local",
         |kind, call| {
             format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread")
         },
         &[a],
-        move |unix| probes::pin(a).and_then(|_| probes::local_messages(unix, 1000)),
+        move |kind| probes::pin(a).and_then(|_| probes::local_messages(kind, 1000)),
     ) else {
         return;
     };
@@ -944,13 +947,14 @@ fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCost
     let k = CLASS_KEY[c];
     let Some([[pw, pr], [uw, ur]]) = message_call_probes(
         run,
+        [probes::Channel::Pipe, probes::Channel::Unix],
         &format!("remote_{k}"),
         |kind, call| {
             let (on, last) = if call == "write" { (a, b) } else { (b, a) };
             format!("a 100-byte {kind} {call}() on CPU {on} with the channel last used on CPU {last} (one message in flight, no wakeups)")
         },
         &[a, b],
-        move |unix| probes::remote_messages(unix, a, b, 1000),
+        move |kind| probes::remote_messages(kind, a, b, 1000),
     ) else {
         return;
     };
@@ -970,6 +974,75 @@ fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCost
             "skb_write_extra",
             uw - pw - unix_half,
             format!("unix_write_remote - pipe_write_remote - unix_msg_ns / 2: the same for the write; the model charges {} lines x miss_ns[{c}] = {} ns", schedlab::cost::UNIX_SKB_TX_LINES, schedlab::cost::UNIX_SKB_TX_LINES * costs.miss_ns[c]),
+        ),
+    ];
+    for (name, v, what) in checks {
+        run.probes.push(Probe {
+            name: format!("{name}_{k}"),
+            what,
+            cpus: vec![a, b],
+            unit: "ns".into(),
+            median: round2(v),
+            spread: 0.0,
+            batches: 1,
+        });
+    }
+}
+
+/// Holds the model's cross-CPU loopback TCP costs against this machine:
+/// 100-byte messages on CPU `a` alone, then one in flight from `a` to `b`
+/// (distance class `c`), as for pipes and unix sockets. Records the four
+/// call times and, as derived probes, each call's extra across CPUs next
+/// to what the model charges for it: the read its skb
+/// (`TCP_SKB_RX_LINES`), the write its own and the reader's socket lines
+/// (`TCP_SKB_TX_LINES`), each beside the shared state (`transfer_ns`).
+/// Nothing here sets a cost.
+fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
+    use schedlab::cost::{TCP_SKB_RX_LINES, TCP_SKB_TX_LINES};
+    let tcp = [probes::Channel::Tcp];
+    let Some([[lw, lr]]) = message_call_probes(
+        run,
+        tcp,
+        "local",
+        |_, call| {
+            format!("a 100-byte loopback TCP {call}() on CPU {a}, the message written and read at once by one thread")
+        },
+        &[a],
+        move |kind| probes::pin(a).and_then(|_| probes::local_messages(kind, 1000)),
+    ) else {
+        return;
+    };
+    let k = CLASS_KEY[c];
+    let Some([[rw, rr]]) = message_call_probes(
+        run,
+        tcp,
+        &format!("remote_{k}"),
+        |_, call| {
+            let (on, last) = if call == "write" { (a, b) } else { (b, a) };
+            format!("a 100-byte loopback TCP {call}() on CPU {on} with the connection last used on CPU {last} (one message in flight, no wakeups)")
+        },
+        &[a, b],
+        move |kind| probes::remote_messages(kind, a, b, 1000),
+    ) else {
+        return;
+    };
+    let miss = costs.miss_ns[c];
+    // 100 bytes are two lines, fetched together (`mlp`).
+    let data = 2 * miss / costs.mlp.max(1) as u64;
+    let (read_model, write_model) = (
+        costs.transfer_ns[c] + data + TCP_SKB_RX_LINES * miss,
+        costs.transfer_ns[c] + TCP_SKB_TX_LINES * miss,
+    );
+    let checks = [
+        (
+            "tcp_read_extra",
+            rr - lr,
+            format!("tcp_read_remote - tcp_read_local: a loopback TCP read's time beyond one on its own CPU; the model charges transfer_ns[{c}] + the data's lines + {TCP_SKB_RX_LINES} skb lines x miss_ns[{c}] = {read_model} ns"),
+        ),
+        (
+            "tcp_write_extra",
+            rw - lw,
+            format!("tcp_write_remote - tcp_write_local: the same for the write, whose receive softirq runs on its CPU; the model charges transfer_ns[{c}] + {TCP_SKB_TX_LINES} socket lines x miss_ns[{c}] = {write_model} ns"),
         ),
     ];
     for (name, v, what) in checks {

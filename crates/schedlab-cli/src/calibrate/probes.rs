@@ -161,11 +161,11 @@ pub struct Pair {
 
 impl Pair {
     pub fn pipe() -> Result<Pair, String> {
-        let (r, w) = read_write_pair(false)?;
+        let (r, w) = read_write_pair(Channel::Pipe)?;
         Ok(Pair { r, w })
     }
     pub fn unix() -> Result<Pair, String> {
-        let (r, w) = read_write_pair(true)?;
+        let (r, w) = read_write_pair(Channel::Unix)?;
         Ok(Pair { r, w })
     }
     pub fn batch(&self, bytes: usize, n: u64) -> Result<f64, String> {
@@ -202,23 +202,56 @@ impl Tcp {
     }
 }
 
-/// A pipe's or (with `unix`) an AF_UNIX stream socket pair's (read, write)
-/// ends.
-fn read_write_pair(unix: bool) -> Result<(Fd, Fd), String> {
-    if unix {
-        let (x, y) = socketpair()?;
-        Ok((y, x))
-    } else {
-        pipe()
+/// What a message probe sends its bytes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Pipe,
+    /// An AF_UNIX stream socket pair.
+    Unix,
+    /// A loopback TCP connection with TCP_NODELAY.
+    Tcp,
+}
+
+impl Channel {
+    /// The probe names' prefix.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Pipe => "pipe",
+            Channel::Unix => "unix",
+            Channel::Tcp => "tcp",
+        }
+    }
+}
+
+/// A channel's (read, write) ends.
+fn read_write_pair(kind: Channel) -> Result<(Fd, Fd), String> {
+    match kind {
+        Channel::Pipe => pipe(),
+        Channel::Unix => {
+            let (x, y) = socketpair()?;
+            Ok((y, x))
+        }
+        Channel::Tcp => {
+            use std::os::fd::IntoRawFd;
+            let what = |e: std::io::Error| format!("a loopback TCP connection: {e}");
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(what)?;
+            let writer =
+                std::net::TcpStream::connect(listener.local_addr().map_err(what)?).map_err(what)?;
+            let (reader, _) = listener.accept().map_err(what)?;
+            for s in [&writer, &reader] {
+                s.set_nodelay(true).map_err(what)?;
+            }
+            Ok((Fd(reader.into_raw_fd()), Fd(writer.into_raw_fd())))
+        }
     }
 }
 
 /// 100-byte messages written and read back at once by one thread on one
-/// CPU through a pipe or (with `unix`) an AF_UNIX stream socket: the
-/// medians of the write() and read() times over `n` messages. Against a
-/// pipe's, a unix call's extra time is its side of the socket work.
-pub fn local_messages(unix: bool, n: u64) -> Result<(f64, f64), String> {
-    let (r, w) = read_write_pair(unix)?;
+/// CPU through channel `kind`: the medians of the write() and read() times
+/// over `n` messages. Against a pipe's, a unix call's extra time is its
+/// side of the socket work.
+pub fn local_messages(kind: Channel, n: u64) -> Result<(f64, f64), String> {
+    let (r, w) = read_write_pair(kind)?;
     let mut buf = [1u8; 100];
     let (mut writes, mut reads) = (
         Vec::with_capacity(n as usize),
@@ -240,14 +273,13 @@ pub fn local_messages(unix: bool, n: u64) -> Result<(f64, f64), String> {
 }
 
 /// 100-byte messages from a writer pinned to CPU `a` to a reader pinned to
-/// CPU `b` through a pipe or (with `unix`) an AF_UNIX stream socket, one
-/// in flight: the writer waits (spinning in user space) until the last
+/// CPU `b` through channel `kind`, one in flight: the writer waits (spinning in user space) until the last
 /// message was read before it writes the next, and the reader until a
 /// message was written before it reads, so neither call blocks or wakes
 /// anyone and each finds the channel last used on the other CPU. The
 /// medians of the write() and read() times over `n` messages.
-pub fn remote_messages(unix: bool, a: u32, b: u32, n: u64) -> Result<(f64, f64), String> {
-    let (r, w) = read_write_pair(unix)?;
+pub fn remote_messages(kind: Channel, a: u32, b: u32, n: u64) -> Result<(f64, f64), String> {
+    let (r, w) = read_write_pair(kind)?;
     let written = Arc::new(Line(AtomicU64::new(0)));
     let read = Arc::new(Line(AtomicU64::new(0)));
     let (w2, r2) = (written.clone(), read.clone());
