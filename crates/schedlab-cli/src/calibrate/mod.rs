@@ -935,6 +935,43 @@ fn check_unix_split(run: &mut Run, a: u32) {
     });
 }
 
+/// `{kind}_{write,read}_remote_{k}`: 100-byte messages, one in flight,
+/// written on CPU `a` and read on CPU `b` (`probes::remote_messages`).
+fn remote_message_probes<const N: usize>(
+    run: &mut Run,
+    kinds: [probes::Channel; N],
+    a: u32,
+    b: u32,
+    k: &str,
+) -> Option<[[f64; 2]; N]> {
+    message_call_probes(
+        run,
+        kinds,
+        &format!("remote_{k}"),
+        |kind, call| {
+            let (on, last) = if call == "write" { (a, b) } else { (b, a) };
+            format!("a 100-byte {kind} {call}() on CPU {on} with the channel last used on CPU {last} (one message in flight, no wakeups)")
+        },
+        &[a, b],
+        move |kind| probes::remote_messages(kind, a, b, 1000),
+    )
+}
+
+/// Records derived checks `(name, ns, what)` as probes `{name}_{k}`.
+fn push_checks(run: &mut Run, checks: &[(&str, f64, String)], k: &str, cpus: &[u32]) {
+    for (name, v, what) in checks {
+        run.probes.push(Probe {
+            name: format!("{name}_{k}"),
+            what: what.clone(),
+            cpus: cpus.to_vec(),
+            unit: "ns".into(),
+            median: round2(*v),
+            spread: 0.0,
+            batches: 1,
+        });
+    }
+}
+
 /// Holds the model's cross-CPU message costs against this machine: 100-byte
 /// messages, one in flight, from CPU `a` to CPU `b` (distance class `c`)
 /// through a pipe and a unix socket (`probes::remote_messages`). Records the
@@ -945,17 +982,9 @@ fn check_unix_split(run: &mut Run, a: u32) {
 /// sets a cost: the checks say how well the counted lines hold.
 fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
     let k = CLASS_KEY[c];
-    let Some([[pw, pr], [uw, ur]]) = message_call_probes(
-        run,
-        [probes::Channel::Pipe, probes::Channel::Unix],
-        &format!("remote_{k}"),
-        |kind, call| {
-            let (on, last) = if call == "write" { (a, b) } else { (b, a) };
-            format!("a 100-byte {kind} {call}() on CPU {on} with the channel last used on CPU {last} (one message in flight, no wakeups)")
-        },
-        &[a, b],
-        move |kind| probes::remote_messages(kind, a, b, 1000),
-    ) else {
+    let Some([[pw, pr], [uw, ur]]) =
+        remote_message_probes(run, [probes::Channel::Pipe, probes::Channel::Unix], a, b, k)
+    else {
         return;
     };
     let unix_half = costs.unix_msg_ns as f64 / 2.0;
@@ -976,17 +1005,7 @@ fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCost
             format!("unix_write_remote - pipe_write_remote - unix_msg_ns / 2: the same for the write; the model charges {} lines x miss_ns[{c}] = {} ns", schedlab::cost::UNIX_SKB_TX_LINES, schedlab::cost::UNIX_SKB_TX_LINES * costs.miss_ns[c]),
         ),
     ];
-    for (name, v, what) in checks {
-        run.probes.push(Probe {
-            name: format!("{name}_{k}"),
-            what,
-            cpus: vec![a, b],
-            unit: "ns".into(),
-            median: round2(v),
-            spread: 0.0,
-            batches: 1,
-        });
-    }
+    push_checks(run, &checks, k, &[a, b]);
 }
 
 /// Holds the model's cross-CPU loopback TCP costs against this machine:
@@ -1013,17 +1032,7 @@ fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
         return;
     };
     let k = CLASS_KEY[c];
-    let Some([[rw, rr]]) = message_call_probes(
-        run,
-        tcp,
-        &format!("remote_{k}"),
-        |_, call| {
-            let (on, last) = if call == "write" { (a, b) } else { (b, a) };
-            format!("a 100-byte loopback TCP {call}() on CPU {on} with the connection last used on CPU {last} (one message in flight, no wakeups)")
-        },
-        &[a, b],
-        move |kind| probes::remote_messages(kind, a, b, 1000),
-    ) else {
+    let Some([[rw, rr]]) = remote_message_probes(run, tcp, a, b, k) else {
         return;
     };
     let miss = costs.miss_ns[c];
@@ -1045,17 +1054,7 @@ fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
             format!("tcp_write_remote - tcp_write_local: the same for the write, whose receive softirq runs on its CPU; the model charges transfer_ns[{c}] + {TCP_SKB_TX_LINES} socket lines x miss_ns[{c}] = {write_model} ns"),
         ),
     ];
-    for (name, v, what) in checks {
-        run.probes.push(Probe {
-            name: format!("{name}_{k}"),
-            what,
-            cpus: vec![a, b],
-            unit: "ns".into(),
-            median: round2(v),
-            spread: 0.0,
-            batches: 1,
-        });
-    }
+    push_checks(run, &checks, k, &[a, b]);
 }
 
 /// The idle-state table: the driver's states (names, declared latency and
