@@ -905,16 +905,9 @@ fn message_call_probes<const N: usize>(
 /// the four call times and the reader's measured share as a check; it sets
 /// no cost.
 fn check_unix_split(run: &mut Run, a: u32) {
-    let Some([[pw, pr], [uw, ur]]) = message_call_probes(
-        run,
-        [probes::Channel::Pipe, probes::Channel::Unix],
-        "local",
-        |kind, call| {
-            format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread")
-        },
-        &[a],
-        move |kind| probes::pin(a).and_then(|_| probes::local_messages(kind, 1000)),
-    ) else {
+    let Some([[pw, pr], [uw, ur]]) =
+        local_message_probes(run, [probes::Channel::Pipe, probes::Channel::Unix], a)
+    else {
         return;
     };
     let (tx, rx) = (uw - pw, ur - pr);
@@ -933,6 +926,25 @@ fn check_unix_split(run: &mut Run, a: u32) {
         spread: 0.0,
         batches: 1,
     });
+}
+
+/// `{kind}_{write,read}_local`: 100-byte messages written and read at
+/// once by one thread on CPU `a` (`probes::local_messages`).
+fn local_message_probes<const N: usize>(
+    run: &mut Run,
+    kinds: [probes::Channel; N],
+    a: u32,
+) -> Option<[[f64; 2]; N]> {
+    message_call_probes(
+        run,
+        kinds,
+        "local",
+        |kind, call| {
+            format!("a 100-byte {kind} {call}() on CPU {a}, the message written and read at once by one thread")
+        },
+        &[a],
+        move |kind| probes::pin(a).and_then(|_| probes::local_messages(kind, 1000)),
+    )
 }
 
 /// `{kind}_{write,read}_remote_{k}`: 100-byte messages, one in flight,
@@ -1019,16 +1031,7 @@ fn check_remote_messages(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCost
 fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
     use schedlab::cost::{TCP_SKB_RX_LINES, TCP_SKB_TX_LINES};
     let tcp = [probes::Channel::Tcp];
-    let Some([[lw, lr]]) = message_call_probes(
-        run,
-        tcp,
-        "local",
-        |_, call| {
-            format!("a 100-byte loopback TCP {call}() on CPU {a}, the message written and read at once by one thread")
-        },
-        &[a],
-        move |kind| probes::pin(a).and_then(|_| probes::local_messages(kind, 1000)),
-    ) else {
+    let Some([[lw, lr]]) = local_message_probes(run, tcp, a) else {
         return;
     };
     let k = CLASS_KEY[c];
