@@ -15,94 +15,122 @@ use crate::presets;
 pub struct Published {
     pub what: &'static str,
     pub preset: &'static str,
-    /// Sweep value, if the number is for one point.
-    pub x: Option<u64>,
+    /// Which row of the results the number is.
+    pub at: At,
     /// (variant, published value) pairs; the first is the baseline.
     pub values: &'static [(&'static str, f64)],
     /// A workload parameter and the values to check the direction at too.
     pub also_at: Option<(&'static str, &'static [u64])>,
 }
 
+/// Where in a preset's results a published number sits.
+#[derive(Clone, Copy)]
+pub enum At {
+    /// The only (or first) row: a preset without a sweep.
+    First,
+    /// The row of this sweep value.
+    X(u64),
+    /// Every row summed, as an index with the baseline at 100: the commit
+    /// published only the change of the sum.
+    SumIndex,
+}
+
 pub const PUBLISHED: &[Published] = &[
     Published {
         what: "lat_ctx -s 0 2 (usecs)",
         preset: "retune-lat-ctx",
-        x: None,
+        at: At::First,
         values: &[("2.6.27", 5.70), ("2.6.28", 2.07)],
         also_at: None,
     },
     Published {
         what: "pipe-test (usecs/loop)",
         preset: "retune-pipe-test",
-        x: None,
+        at: At::First,
         values: &[("2.6.27", 18.26), ("2.6.28", 8.63)],
+        also_at: None,
+    },
+    Published {
+        what: "sysbench pgsql 1..512 summed (index)",
+        preset: "retune-sysbench-pgsql",
+        at: At::SumIndex,
+        values: &[("pre-tune", 100.0), ("re-tuned", 106.62)],
         also_at: None,
     },
     Published {
         what: "hackbench-20 (s)",
         preset: "waweight-hackbench-20",
-        x: None,
+        at: At::First,
         values: &[("NO_WA_WEIGHT", 7.362717561), ("WA_WEIGHT", 6.450509391)],
         also_at: Some(("loops", &[80, 90, 100, 110, 120])),
     },
     Published {
         what: "tbench 2 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(2),
+        at: At::X(2),
         values: &[("NO_WA_WEIGHT", 685.211), ("WA_WEIGHT", 697.292)],
         also_at: None,
     },
     Published {
         what: "tbench 5 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(5),
+        at: At::X(5),
         values: &[("NO_WA_WEIGHT", 1596.64), ("WA_WEIGHT", 1596.48)],
         also_at: None,
     },
     Published {
         what: "tbench 10 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(10),
+        at: At::X(10),
         values: &[("NO_WA_WEIGHT", 2985.47), ("WA_WEIGHT", 2975.22)],
         also_at: None,
     },
     Published {
         what: "tbench 20 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(20),
+        at: At::X(20),
         values: &[("NO_WA_WEIGHT", 4521.15), ("WA_WEIGHT", 4575.14)],
         also_at: None,
     },
     Published {
         what: "tbench 40 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(40),
+        at: At::X(40),
         values: &[("NO_WA_WEIGHT", 9438.1), ("WA_WEIGHT", 9468.65)],
         also_at: None,
     },
     Published {
         what: "tbench 80 (MB/sec)",
         preset: "waweight-tbench",
-        x: Some(80),
+        at: At::X(80),
         values: &[("NO_WA_WEIGHT", 8210.5), ("WA_WEIGHT", 8631.73)],
         also_at: None,
     },
     Published {
         what: "2-vCPU guest pipe ping-pong (usecs/loop)",
         preset: "kvm-pipe-test-pinning",
-        x: None,
+        at: At::First,
         values: &[("pinned", 8.68), ("free", 16.08)],
         also_at: None,
     },
 ];
 
-fn value(r: &Results, x: Option<u64>, variant: &str) -> Option<f64> {
-    let row = match x {
-        None => r.rows.first()?,
-        Some(x) => r
+/// `variant`'s value in the row `at` names; a sum is the plain sum (indexed
+/// by [`simulated`]).
+fn value(r: &Results, at: At, variant: &str) -> Option<f64> {
+    let row = match at {
+        At::First => r.rows.first()?,
+        At::X(x) => r
             .rows
             .iter()
             .find(|row| row.x.as_ref().and_then(|v| v.as_u64()) == Some(x))?,
+        At::SumIndex => {
+            return r
+                .rows
+                .iter()
+                .map(|row| row.values.get(variant).copied())
+                .sum()
+        }
     };
     row.values.get(variant).copied()
 }
@@ -117,12 +145,18 @@ fn published(p: &Published) -> Vec<f64> {
     p.values.iter().map(|(_, v)| *v).collect()
 }
 
-/// The simulated values of `p`'s variants at sweep value `x` (or the first row).
-fn simulated(p: &Published, r: &Results, x: Option<u64>) -> Vec<f64> {
-    p.values
+/// The simulated values of `p`'s variants at `at` (a sum indexed to the
+/// baseline's 100).
+fn simulated(p: &Published, r: &Results, at: At) -> Vec<f64> {
+    let values: Vec<f64> = p
+        .values
         .iter()
-        .map(|(v, _)| value(r, x, v).unwrap_or(f64::NAN))
-        .collect()
+        .map(|(v, _)| value(r, at, v).unwrap_or(f64::NAN))
+        .collect();
+    match at {
+        At::SumIndex => values.iter().map(|v| v / values[0] * 100.0).collect(),
+        _ => values,
+    }
 }
 
 /// The table, given a way to run an experiment (asked once per preset named
@@ -146,7 +180,7 @@ pub fn table(
             .find(|(n, _)| *n == p.preset)
             .expect("cached")
             .1;
-        let sim = simulated(p, r, p.x);
+        let sim = simulated(p, r, p.at);
         let publ = published(p);
         for (i, (variant, published)) in p.values.iter().enumerate() {
             let direction = if i == 0 {
@@ -197,7 +231,7 @@ fn also_at(
     for (i, (variant, _)) in p.values.iter().enumerate().skip(1) {
         let changes: Vec<f64> = values
             .iter()
-            .map(|&x| change_pct(&simulated(p, &r, Some(x)), i))
+            .map(|&x| change_pct(&simulated(p, &r, At::X(x)), i))
             .collect();
         let pub_pct = change_pct(&published(p), i);
         let right = changes

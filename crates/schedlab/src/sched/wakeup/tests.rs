@@ -246,6 +246,38 @@ fn legacy_passive_wake_balance() {
     assert!(env.domains.of(0).next().unwrap().has(SdFlag::WakeBalance));
 }
 
+/// select_task_rq_fair (v2.6.28 kernel/sched_fair.c) on the re-tuned MC
+/// level, which has SD_WAKE_AFFINE and SD_WAKE_BALANCE: passive balancing
+/// is tried only when wake_affine said no, so it moves a wakee only in a
+/// narrow band of prev's load. Non-sync, the waker alone on CPU 0
+/// (this_load 1024, imbalance 112); prev, CPU 1, runs two tasks (2048
+/// now) and its wake_idx history decides source_load = min(history, 2048):
+/// - 2048: 100 x (1024 + 1024) <= 112 x 2048, wake_affine takes it;
+/// - 1536: not balanced (204800 > 172032), and 1024 + target_load 2048 is
+///   over the 1024 per task, so wake_affine refuses; 112 x 1024 <= 100 x
+///   1536: passive balancing moves it;
+/// - 1024: both refuse (114688 > 102400), prev keeps it.
+///
+/// Passive needs 1.12 x this_load <= load < (this_load + 1024) / 1.12: in
+/// sysbench a wakee's prev runs at most its partner, so it never fires
+/// there (counter wake_affine.MC.passive is 0 and the flag moves nothing).
+#[test]
+fn legacy_2_6_28_passive_balance_only_in_a_narrow_band() {
+    let run = |history: u64| {
+        let mut env = TestEnv::era("phoenix-2008", Era::V2_6_28);
+        env.hogs(&[0], 1);
+        env.hogs(&[1], 2);
+        env.cpu_loads[0].cpu_load = [1024; 5];
+        env.cpu_loads[1].cpu_load = [history; 5];
+        let p = env.sleeper(1);
+        let pl = legacy::select(&mut env, p, 1, 0, false);
+        (pl.cpu, pl.reason)
+    };
+    assert_eq!(run(2048), (0, Reason::WakeAffine));
+    assert_eq!(run(1536), (0, Reason::WakeBalance));
+    assert_eq!(run(1024), (1, Reason::Prev));
+}
+
 /// wake_affine (v2.6.28 kernel/sched_fair.c) for a writer on CPU 0 waking a
 /// reader whose prev, CPU 1, is idle, at the MC level (imbalance 112): the
 /// wakeup kind decides. Sync: tl = 1024 - 1024 = 0, 100 x (0 + 1024) > 112 x 0
