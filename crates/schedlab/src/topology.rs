@@ -123,6 +123,7 @@ pub struct HwCosts {
     /// The loopback network stack per TCP/UDP message, the send path and
     /// the receive softirq together, both on the sender's CPU (a pure ACK
     /// costs the same, on the reader's CPU); split by `cost::NET_RX_SHARE`.
+    /// The presets' and the default's come from [`net_msg_ns_at`].
     pub net_msg_ns: u64,
     /// An AF_UNIX message's socket-buffer work, the sender's allocation and
     /// queueing and the reader's dequeue and free; split by
@@ -164,6 +165,19 @@ pub struct HwCosts {
     pub pause_cycles: u64,
 }
 
+/// The loopback network stack's cycles per message: loopback TCP_RR at
+/// 200-243 K transactions/s, about 4-5 us a round trip of two messages, on
+/// a 4 GHz desktop (LKML, 2023): 1.5 us at 4 GHz (docs/costs.md).
+const NET_MSG_CYCLES: u64 = 6_000;
+
+/// `net_msg_ns` on a core clocked at `clock_mhz`: the stack's path is the
+/// same instructions on any x86 of the presets, so its time scales with
+/// the clock (a first-order rule: per-clock speed and the kernel version's
+/// path length are not modelled). A calibrated machine measures its own.
+pub fn net_msg_ns_at(clock_mhz: u32) -> u64 {
+    NET_MSG_CYCLES * 1000 / u64::from(clock_mhz.max(1))
+}
+
 impl Default for HwCosts {
     fn default() -> Self {
         HwCosts {
@@ -171,7 +185,7 @@ impl Default for HwCosts {
             syscall_ns: 100,
             copy_ns_per_kib: 60,
             fork_ns: 50_000,
-            net_msg_ns: 1_500,
+            net_msg_ns: net_msg_ns_at(3000),
             unix_msg_ns: 700,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
@@ -781,6 +795,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(4, 1, 1, 4, 1),
             HwCosts {
                 clock_mhz: 2300,
+                net_msg_ns: net_msg_ns_at(2300),
                 // lmbench's pipe overhead on the commit's box was 2.60 us for a
                 // write and a read: system calls of that era cost ~1.2 us.
                 syscall_ns: 1_200,
@@ -804,6 +819,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(2, 1, 1, 10, 2),
             HwCosts {
                 clock_mhz: 2800,
+                net_msg_ns: net_msg_ns_at(2800),
                 cstates: ivt_cstates(),
                 // STREAM on 2 x E5-2695 v2 (DDR3-1600): 75 GB/s, 37.5 per
                 // socket; the 10-core E5-2680 v2 has a 25 MB L3.
@@ -818,6 +834,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(2, 1, 8, 8, 2),
             HwCosts {
                 clock_mhz: 2450,
+                net_msg_ns: net_msg_ns_at(2450),
                 cstates: vec![cstate("C1", 1, 2), cstate("C2", 400, 800)],
                 miss_ns: [5, 15, 110, 180],
                 transfer_ns: [10, 40, 180, 280],
@@ -833,6 +850,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(1, 1, 1, 8, 2),
             HwCosts {
                 clock_mhz: 4000,
+                net_msg_ns: net_msg_ns_at(4000),
                 context_switch_ns: 900,
                 ipi_ns: 1000,
                 // Two channels of DDR4-3200 (51.2 GB/s peak) at STREAM's
@@ -851,6 +869,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             shape(1, 1, 1, 2, 1),
             HwCosts {
                 clock_mhz: 2450,
+                net_msg_ns: net_msg_ns_at(2450),
                 syscall_ns: 250,
                 context_switch_ns: 3500,
                 thread_switch_ns: 1800,
@@ -874,6 +893,18 @@ mod tests {
 
     fn topo(name: &str) -> Topology {
         Topology::from_spec(&preset(name).unwrap()).unwrap()
+    }
+
+    /// The loopback stack's 1.5 us at 4 GHz is the same cycles at every
+    /// preset's clock: slower on the 2.3 GHz Barcelona and the 2.8 GHz Ivy
+    /// Bridge-EP than on the desktop it was measured on.
+    #[test]
+    fn the_network_message_cost_scales_with_the_clock() {
+        assert_eq!(net_msg_ns_at(4000), 1500);
+        assert_eq!(preset("desktop-8c").unwrap().costs.net_msg_ns, 1500);
+        assert_eq!(preset("ivb-ep-2s").unwrap().costs.net_msg_ns, 2142);
+        assert_eq!(preset("phoenix-2008").unwrap().costs.net_msg_ns, 2608);
+        assert_eq!(HwCosts::default().net_msg_ns, 2000);
     }
 
     #[test]
