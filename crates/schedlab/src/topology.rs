@@ -123,7 +123,7 @@ pub struct HwCosts {
     /// The loopback network stack per TCP/UDP message, the send path and
     /// the receive softirq together, both on the sender's CPU (a pure ACK
     /// costs the same, on the reader's CPU); split by `cost::NET_RX_SHARE`.
-    /// The presets' and the default's come from [`net_msg_ns_at`].
+    /// The presets' come from [`net_msg_ns_at`] at their clock.
     pub net_msg_ns: u64,
     /// An AF_UNIX message's socket-buffer work, the sender's allocation and
     /// queueing and the reader's dequeue and free; split by
@@ -185,7 +185,10 @@ impl Default for HwCosts {
             syscall_ns: 100,
             copy_ns_per_kib: 60,
             fork_ns: 50_000,
-            net_msg_ns: net_msg_ns_at(3000),
+            // The measured 1.5 us as it stands (not `net_msg_ns_at(3000)`):
+            // saved experiments and links that leave the cost out keep
+            // their meaning.
+            net_msg_ns: net_msg_ns_at(4000),
             unix_msg_ns: 700,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
@@ -904,7 +907,7 @@ mod tests {
         assert_eq!(preset("desktop-8c").unwrap().costs.net_msg_ns, 1500);
         assert_eq!(preset("ivb-ep-2s").unwrap().costs.net_msg_ns, 2142);
         assert_eq!(preset("phoenix-2008").unwrap().costs.net_msg_ns, 2608);
-        assert_eq!(HwCosts::default().net_msg_ns, 2000);
+        assert_eq!(HwCosts::default().net_msg_ns, 1500);
     }
 
     #[test]
