@@ -194,7 +194,7 @@ impl CostModel {
     /// each task it examines on the busiest queue, and two for taking the
     /// pair of run-queue locks (the lines bounce to this CPU); each task
     /// moved costs what a wakeup's enqueue and preemption check cost.
-    pub fn balance(&self, topo: &Topology, work: &crate::sched::balance::LbWork) -> u64 {
+    pub fn balance(&self, topo: &Topology, work: &crate::sched::LbWork) -> u64 {
         let distances = [
             CpuDistance::Same,
             CpuDistance::SmtSibling,

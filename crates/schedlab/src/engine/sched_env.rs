@@ -6,9 +6,9 @@ use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::policy::KernelPolicy;
-use crate::sched::balance::LbWork;
 use crate::sched::cfs::{CfsRq, Entity};
 use crate::sched::load::CpuLoad;
+use crate::sched::LbWork;
 use crate::sched::{IdleState, SchedEnv, SchedState, TaskSched};
 use crate::topology::Topology;
 

@@ -2,7 +2,7 @@
 //! features the simulator models are listed; names are the kernel's, except
 //! that 2.6.2x's WAKEUP_PREEMPT is called WAKEUP_PREEMPTION in every era.
 
-use super::Era;
+use super::era::Era;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -2,7 +2,7 @@
 //! valid names and its own bit values (shown in dumps, so they can be held
 //! against the kernel's); internally a flag is an [`SdFlag`].
 
-use super::Era;
+use super::era::Era;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,7 +1,7 @@
 //! Tunables (the sysctls of kernel/sched): defaults per era, scaled by CPU
 //! count as the kernel does at boot.
 
-use super::{Era, Picker};
+use super::era::{Era, Picker};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,14 @@
-//! Group statistics shared by the fork slow path and the load balancer:
-//! a sched group's load, utilisation, runnable tasks and idle CPUs, and its
-//! type (has_spare < fully_busy < overloaded), as 5.5+ kernels classify.
+//! What the fork/exec slow path and the load balancer share about sched
+//! groups: their statistics (load, utilisation, runnable tasks, idle CPUs)
+//! and type (has_spare < fully_busy < overloaded) as 5.5+ kernels
+//! classify; their power and capacity as 2.6.28 and 4.15 compute them;
+//! sgc->imbalance; and 6.5's NUMA imbalance allowance.
 
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
+use crate::policy::SdFlag;
+use crate::sched::env::SchedEnv;
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::SchedEnv;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum GroupType {
@@ -15,7 +18,7 @@ pub(crate) enum GroupType {
     /// an idle CPU (group_smt_balance).
     SmtBalance,
     /// sgc->imbalance set: affinity left a balance below short
-    /// (`sched::sg_imbalanced`).
+    /// ([`sg_imbalanced`]).
     Imbalanced,
     Overloaded,
 }
@@ -61,7 +64,7 @@ pub(crate) fn group_stats(
     let pct = sd.params.imbalance_pct as u64;
     let kind = if nr > weight && (capacity * 100 < util * pct || capacity * pct < runnable * 100) {
         GroupType::Overloaded
-    } else if crate::sched::sg_imbalanced(env, sd.level, g) {
+    } else if sg_imbalanced(env, sd.level, g) {
         GroupType::Imbalanced
     } else if nr < weight || (capacity * 100 > util * pct && capacity * pct >= runnable * 100) {
         GroupType::HasSpare
@@ -77,5 +80,127 @@ pub(crate) fn group_stats(
         idle_cpus: idle,
         capacity,
         weight,
+    }
+}
+
+/// Group power (v2.6.28 init_sched_groups_power, the default "perf"
+/// policy): a group whose child domain shares a core or a cache has the
+/// power of one CPU, so it should run one task while other groups idle.
+///
+/// A group's __cpu_power (v2.6.28, the default "perf" policy), for a
+/// group of `this`'s domain at index `level`:
+/// - NODE and ALLNODES groups (init_numa_sched_groups_power): each
+///   physical package's power added once. A package's power (its phys
+///   domain group's) is one CPU's, 1024: the package's child level shares
+///   a core or a cache, or it has none.
+/// - Other levels (init_sched_groups_power): one CPU's power when the
+///   child domain shares a core or a cache (SD_SHARE_CPUPOWER,
+///   SD_SHARE_PKG_RESOURCES) or there is none; else the sum of the child
+///   domain's groups' power.
+pub(crate) fn group_power(env: &impl SchedEnv, this: usize, level: usize, g: &CpuSet) -> u64 {
+    let Some(d) = env.domains().of(this).nth(level) else {
+        return SCHED_CAPACITY_SCALE * g.len() as u64;
+    };
+    if matches!(d.level, "NODE" | "ALLNODES") {
+        let mut packages: Vec<usize> = g.iter().map(|c| env.topology().cpus[c].package).collect();
+        packages.sort_unstable();
+        packages.dedup();
+        return SCHED_CAPACITY_SCALE * packages.len() as u64;
+    }
+    let Some(first) = g.iter().next() else {
+        return SCHED_CAPACITY_SCALE;
+    };
+    let Some(child) = level
+        .checked_sub(1)
+        .and_then(|c| env.domains().of(first).nth(c))
+    else {
+        return SCHED_CAPACITY_SCALE;
+    };
+    if child.has(SdFlag::ShareCpuCapacity) || child.has(SdFlag::SharePkgResources) {
+        return SCHED_CAPACITY_SCALE;
+    }
+    child
+        .groups
+        .iter()
+        .map(|cg| group_power(env, first, level - 1, cg))
+        .sum()
+}
+
+/// sd_init's smt_gain (v4.15 kernel/sched/topology.c): what a core's SMT
+/// threads are worth together.
+const SMT_GAIN: u64 = 1178;
+
+/// x86 4.15 has no arch_scale_cpu_capacity of its own, so an SMT thread's
+/// capacity is the SMT domain's smt_gain (1178) shared by its threads (589
+/// each on 2-way SMT); other CPUs have 1024.
+///
+/// A CPU's capacity in 4.15 on x86: smt_gain split among SMT siblings.
+pub(crate) fn cpu_capacity(env: &impl SchedEnv, cpu: usize) -> u64 {
+    env.domains()
+        .of(cpu)
+        .find(|d| d.has(SdFlag::ShareCpuCapacity) && d.span.len() > 1)
+        .map_or(SCHED_CAPACITY_SCALE, |d| SMT_GAIN / d.span.len() as u64)
+}
+
+/// sg_imbalanced (v4.15, v6.5): group `g` of a domain at level `level`
+/// has its sgc->imbalance flag set.
+pub(crate) fn sg_imbalanced(env: &impl SchedEnv, level: &'static str, g: &CpuSet) -> bool {
+    env.policy().era.rules().affinity_group_imbalance
+        && g.first()
+            .is_some_and(|f| env.state().group_imbalance.contains(&(level, f)))
+}
+
+/// sd->imb_numa_nr as build_sched_domains() sets it (v6.5
+/// kernel/sched/topology.c): on the first domain above the LLC, the number
+/// of LLCs it spans (or an eighth of its CPUs when it spans one), at least
+/// 1; above that, the same times how many first-NUMA-domain spans fit in
+/// the domain; 0 at or below the LLC.
+pub(crate) fn imb_numa_nr(env: &impl SchedEnv, cpu: usize, sd: &Domain) -> usize {
+    let chain: Vec<&Domain> = env.domains().of(cpu).collect();
+    let Some(first) = chain.iter().position(|d| !d.has(SdFlag::SharePkgResources)) else {
+        return 0;
+    };
+    let Some(below) = first.checked_sub(1).map(|i| chain[i]) else {
+        return 0;
+    };
+    if !below.has(SdFlag::SharePkgResources) {
+        return 0;
+    }
+    let base = chain[first];
+    let nr_llcs = base.span.len() / below.span.len();
+    let imb = if nr_llcs == 1 {
+        base.span.len() >> 3
+    } else {
+        nr_llcs
+    }
+    .max(1);
+    let Some(at) = chain.iter().position(|d| d.span == sd.span) else {
+        return 0;
+    };
+    if at < first {
+        return 0;
+    }
+    if at == first {
+        return imb;
+    }
+    let imb_span = chain[first + 1..]
+        .iter()
+        .find(|d| d.has(SdFlag::Numa))
+        .map_or(base.span.len(), |d| d.span.len());
+    imb * (sd.span.len() / imb_span).max(1)
+}
+
+/// adjust_numa_imbalance() (v6.5): an imbalance of at most two tasks is
+/// allowed while the destination runs at most `imb_numa_nr` tasks.
+pub(crate) fn adjust_numa_imbalance(
+    imbalance: usize,
+    dst_running: usize,
+    imb_numa_nr: usize,
+) -> usize {
+    const NUMA_IMBALANCE_MIN: usize = 2;
+    if dst_running > imb_numa_nr || imbalance > NUMA_IMBALANCE_MIN {
+        imbalance
+    } else {
+        0
     }
 }

@@ -21,49 +21,9 @@
 //! kick's arrival; it owns the tick timers and charges the time.
 
 use super::balance::{idle_next_balance, rebalance_domains};
-use super::SchedEnv;
+use super::env::SchedEnv;
 use crate::counters::Counter;
-use crate::cpuset::CpuSet;
 use crate::policy::{NohzBalancer, TickStop};
-use crate::topology::Topology;
-
-/// The machine-wide NOHZ state (struct nohz and the per-CPU bits it reads).
-#[derive(Debug, Clone)]
-pub struct NohzState {
-    /// nohz.cpu_mask (2.6.28) / nohz.idle_cpus_mask (4.15+).
-    pub idle_cpus: CpuSet,
-    /// 2.6.28 nohz.load_balancer.
-    pub owner: Option<usize>,
-    /// 2.6.28 rq->in_nohz_recently.
-    pub in_nohz_recently: CpuSet,
-    /// 4.15+: CPUs whose LLC domain is marked nohz_idle (set_cpu_sd_state_idle).
-    pub sd_nohz_idle: CpuSet,
-    /// 4.15+: sd_llc_shared->nr_busy_cpus per LLC (starts at the LLC's size).
-    pub llc_nr_busy: Vec<u32>,
-    /// 4.15+: nohz.next_balance.
-    pub next_balance_ns: u64,
-    /// 4.15+: CPUs with NOHZ_BALANCE_KICK set and the kick on its way.
-    pub kicked: CpuSet,
-}
-
-impl NohzState {
-    pub fn new(topo: &Topology) -> NohzState {
-        let nllc = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1);
-        let mut llc_nr_busy = vec![0; nllc];
-        for c in &topo.cpus {
-            llc_nr_busy[c.llc] += 1;
-        }
-        NohzState {
-            idle_cpus: CpuSet::new(),
-            owner: None,
-            in_nohz_recently: CpuSet::new(),
-            sd_nohz_idle: CpuSet::new(),
-            llc_nr_busy,
-            next_balance_ns: 0,
-            kicked: CpuSet::new(),
-        }
-    }
-}
 
 /// `cpu` goes idle, the idle governor expecting `predicted_ns` of idleness:
 /// whether its tick stops (tick_nohz_idle_enter / tick_nohz_idle_stop_tick
@@ -385,7 +345,7 @@ mod tests {
         // A tickless CPU that runs a task leaves the mask at its first busy
         // tick (nohz_balance_exit_idle) and counts as busy again.
         env.hogs(&[4], 1);
-        env.state.nohz.kicked = CpuSet::new();
+        env.state.nohz.kicked = crate::cpuset::CpuSet::new();
         env.now += 10 * jiffy;
         assert_eq!(tick(&mut env, 4), TickAction::Kick(1));
         assert!(!env.state.nohz.idle_cpus.contains(4));

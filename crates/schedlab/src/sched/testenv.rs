@@ -3,8 +3,8 @@
 //! without an engine. Migrations and counters are recorded for the test to
 //! read.
 
-use super::balance::LbWork;
 use super::cfs::{weight_of_nice, CfsRq, Entity};
+use super::env::LbWork;
 use super::load::CpuLoad;
 use super::{IdleState, SchedEnv, SchedState, TaskSched};
 use crate::counters::{Counter, Reason};

@@ -3,8 +3,8 @@
 //! against its own estimate (cpu_util and task_util_est, v6.5 and v6.12).
 //! 4.15 has no UTIL_EST and reads util_avg alone.
 
+use super::env::SchedEnv;
 use super::load::SCHED_CAPACITY_SCALE;
-use super::SchedEnv;
 use crate::policy::{Feature, UtilEstRule};
 
 fn util_est_on(env: &impl SchedEnv) -> bool {

@@ -7,16 +7,14 @@
 //! its capacity, and at these sizes its binary search and short moves cost
 //! less than the tree's node walk. The order is the same: (key, id).
 
-use super::TaskId;
-
 #[derive(Debug, Clone, Default)]
 pub(super) struct OrderedSet {
-    items: Vec<(u64, TaskId)>,
+    items: Vec<(u64, usize)>,
 }
 
 impl OrderedSet {
     /// Adds `item`; false if it was there.
-    pub fn insert(&mut self, item: (u64, TaskId)) -> bool {
+    pub fn insert(&mut self, item: (u64, usize)) -> bool {
         match self.items.binary_search(&item) {
             Ok(_) => false,
             Err(at) => {
@@ -27,7 +25,7 @@ impl OrderedSet {
     }
 
     /// Removes `item`; false if it was not there.
-    pub fn remove(&mut self, item: &(u64, TaskId)) -> bool {
+    pub fn remove(&mut self, item: &(u64, usize)) -> bool {
         match self.items.binary_search(item) {
             Ok(at) => {
                 self.items.remove(at);
@@ -37,15 +35,15 @@ impl OrderedSet {
         }
     }
 
-    pub fn contains(&self, item: &(u64, TaskId)) -> bool {
+    pub fn contains(&self, item: &(u64, usize)) -> bool {
         self.items.binary_search(item).is_ok()
     }
 
-    pub fn first(&self) -> Option<&(u64, TaskId)> {
+    pub fn first(&self) -> Option<&(u64, usize)> {
         self.items.first()
     }
 
-    pub fn iter(&self) -> std::slice::Iter<'_, (u64, TaskId)> {
+    pub fn iter(&self) -> std::slice::Iter<'_, (u64, usize)> {
         self.items.iter()
     }
 

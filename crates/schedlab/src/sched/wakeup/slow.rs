@@ -7,16 +7,18 @@
 //! breaking near-ties, and spare capacity first for exec and wake; 6.5
 //! classifies groups (has_spare < fully_busy < overloaded) first.
 
-use super::{legacy, Placement};
+use super::placement::Placement;
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
 use crate::policy::{IdlestGroup, SdFlag};
-use crate::sched::balance_legacy::group_power;
-use crate::sched::balance_typed::cpu_capacity;
-use crate::sched::groups::{group_stats, GroupStats, GroupType};
+use crate::sched::env::SchedEnv;
+use crate::sched::groups::{
+    adjust_numa_imbalance, cpu_capacity, group_power, group_stats, imb_numa_nr, GroupStats,
+    GroupType,
+};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::SchedEnv;
+use crate::sched::load_index;
 
 /// 2.6.2x sched_balance_self.
 pub(super) fn sched_balance_self(
@@ -165,9 +167,9 @@ fn find_idlest_group_4_15(
         let (mut runnable, mut avg, mut spare, mut capacity) = (0u64, 0u64, 0u64, 0u64);
         for i in g.iter() {
             runnable += if is_local {
-                legacy::source_load(env, i, idx)
+                load_index::source_load(env, i, idx)
             } else {
-                legacy::target_load(env, i, idx)
+                load_index::target_load(env, i, idx)
             };
             avg += env.rq(i).pelt.load_avg;
             // capacity_spare_wake: capacity_orig minus cpu_util_wake, which
@@ -247,9 +249,9 @@ fn find_idlest_group_by_load(
             .iter()
             .map(|i| {
                 if local {
-                    legacy::source_load(env, i, idx)
+                    load_index::source_load(env, i, idx)
                 } else {
-                    legacy::target_load(env, i, idx)
+                    load_index::target_load(env, i, idx)
                 }
             })
             .sum();
@@ -380,61 +382,6 @@ fn find_idlest_group_cpu(env: &impl SchedEnv, group: &CpuSet, p: usize, this: us
         }
     }
     best.map_or(this, |(_, c)| c)
-}
-
-/// sd->imb_numa_nr as build_sched_domains() sets it (v6.5
-/// kernel/sched/topology.c): on the first domain above the LLC, the number
-/// of LLCs it spans (or an eighth of its CPUs when it spans one), at least
-/// 1; above that, the same times how many first-NUMA-domain spans fit in
-/// the domain; 0 at or below the LLC.
-pub(crate) fn imb_numa_nr(env: &impl SchedEnv, cpu: usize, sd: &Domain) -> usize {
-    let chain: Vec<&Domain> = env.domains().of(cpu).collect();
-    let Some(first) = chain.iter().position(|d| !d.has(SdFlag::SharePkgResources)) else {
-        return 0;
-    };
-    let Some(below) = first.checked_sub(1).map(|i| chain[i]) else {
-        return 0;
-    };
-    if !below.has(SdFlag::SharePkgResources) {
-        return 0;
-    }
-    let base = chain[first];
-    let nr_llcs = base.span.len() / below.span.len();
-    let imb = if nr_llcs == 1 {
-        base.span.len() >> 3
-    } else {
-        nr_llcs
-    }
-    .max(1);
-    let Some(at) = chain.iter().position(|d| d.span == sd.span) else {
-        return 0;
-    };
-    if at < first {
-        return 0;
-    }
-    if at == first {
-        return imb;
-    }
-    let imb_span = chain[first + 1..]
-        .iter()
-        .find(|d| d.has(SdFlag::Numa))
-        .map_or(base.span.len(), |d| d.span.len());
-    imb * (sd.span.len() / imb_span).max(1)
-}
-
-/// adjust_numa_imbalance() (v6.5): an imbalance of at most two tasks is
-/// allowed while the destination runs at most `imb_numa_nr` tasks.
-pub(crate) fn adjust_numa_imbalance(
-    imbalance: usize,
-    dst_running: usize,
-    imb_numa_nr: usize,
-) -> usize {
-    const NUMA_IMBALANCE_MIN: usize = 2;
-    if dst_running > imb_numa_nr || imbalance > NUMA_IMBALANCE_MIN {
-        imbalance
-    } else {
-        0
-    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! busy by queued hogs, a sleeping task `p` whose prev and recent CPUs the
 //! test sets, load histories written directly.
 
-use super::{legacy, modern, Placement, WakeKind};
+use super::{v2_6, v4_15, Placement, WakeKind};
 use crate::counters::{Affine, Counter, Reason, Sis};
 use crate::policy::{Era, PolicySpec, SdFlag};
+use crate::sched::balance::nr_idle_scan;
+use crate::sched::groups::{adjust_numa_imbalance, imb_numa_nr};
 use crate::sched::testenv::TestEnv;
 
 /// select_idle_sibling (6.5: select_idle_sibling_6_5, v6.5 kernel/sched/fair.c)
@@ -27,7 +29,7 @@ fn sis_6_5(
     env.tasks[p].recent_used_cpu = recent;
     env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_6_5(&mut env, &mut placed, p, prev, target, target)
+    v4_15::select_idle_sibling_6_5(&mut env, &mut placed, p, prev, target, target)
 }
 
 #[test]
@@ -62,12 +64,12 @@ fn sis_util_stops_scanning_a_busy_llc() {
     // The budget is what the LLC's last periodic balance wrote: the whole
     // LLC at first, then none at this utilisation.
     assert_eq!(env.state.llc_nr_idle_scan[0], 16);
-    assert_eq!(super::nr_idle_scan(15 * 1024, 16, 117), 0);
+    assert_eq!(nr_idle_scan(15 * 1024, 16, 117), 0);
     env.state.llc_nr_idle_scan[0] = 0;
     let p = env.sleeper(5);
     let mut placed = Placement::new(5, Reason::Prev);
     assert_eq!(
-        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 5, 3, 3),
+        v4_15::select_idle_sibling_6_5(&mut env, &mut placed, p, 5, 3, 3),
         None
     );
     assert!(
@@ -89,7 +91,7 @@ fn sis_4_15(
     let p = env.sleeper(prev);
     env.state.llc_has_idle_cores[0] = idle_core_hint;
     let mut placed = Placement::new(prev, Reason::Prev);
-    modern::select_idle_sibling_4_15(&mut env, &mut placed, p, prev, target, target)
+    v4_15::select_idle_sibling_4_15(&mut env, &mut placed, p, prev, target, target)
 }
 
 #[test]
@@ -185,7 +187,7 @@ fn legacy(policy: PolicySpec, extra: usize, prev: usize, sync: bool) -> Placemen
     let mut env = TestEnv::new("phoenix-2008", policy);
     env.hogs(&[0], 1 + extra);
     let p = env.sleeper(prev);
-    legacy::select(&mut env, p, prev, 0, sync)
+    v2_6::select(&mut env, p, prev, 0, sync)
 }
 
 #[test]
@@ -236,7 +238,7 @@ fn legacy_passive_wake_balance() {
     env.cpu_loads[0].cpu_load = [1024; 5];
     env.cpu_loads[1].cpu_load = [2048; 5];
     let p = env.sleeper(1);
-    let pl = legacy::select(&mut env, p, 1, 0, false);
+    let pl = v2_6::select(&mut env, p, 1, 0, false);
     assert_eq!(
         (pl.cpu, pl.reason),
         (0, Reason::WakeBalance),
@@ -270,7 +272,7 @@ fn legacy_2_6_28_passive_balance_only_in_a_narrow_band() {
         env.cpu_loads[0].cpu_load = [1024; 5];
         env.cpu_loads[1].cpu_load = [history; 5];
         let p = env.sleeper(1);
-        let pl = legacy::select(&mut env, p, 1, 0, false);
+        let pl = v2_6::select(&mut env, p, 1, 0, false);
         (pl.cpu, pl.reason)
     };
     assert_eq!(run(2048), (0, Reason::WakeAffine));
@@ -317,7 +319,7 @@ fn select_idle_cpu_6_5_falls_back_to_the_first_idle_thread() {
     let p = env.sleeper(0);
     let mut placed = Placement::new(0, Reason::Prev);
     assert_eq!(
-        modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 0, 0, 0),
+        v4_15::select_idle_sibling_6_5(&mut env, &mut placed, p, 0, 0, 0),
         Some((9, Sis::ScanFound))
     );
     assert!(
@@ -344,7 +346,7 @@ fn select_idle_cpu_4_15_sis_prop_budget_is_the_wakers() {
         env.state.llc_avg_scan_cost_ns[0] = 1_000;
         let p = env.sleeper(3);
         let mut placed = Placement::new(3, Reason::Prev);
-        let found = modern::select_idle_sibling_4_15(&mut env, &mut placed, p, 3, 3, 0);
+        let found = v4_15::select_idle_sibling_4_15(&mut env, &mut placed, p, 3, 3, 0);
         (found, env.state.llc_avg_scan_cost_ns[0])
     };
     // The waker's avg_idle 10 us: 16 x (10000 / 512 = 19) = 304 <= 4 x 1001,
@@ -370,7 +372,7 @@ fn fork_numa_imbalance_follows_imb_numa_nr() {
         let node0: Vec<usize> = (0..40).filter(|&c| env.topo.cpus[c].node == 0).collect();
         env.hogs(&node0[..busy], 1);
         let numa = env.domains.of(0).find(|d| d.has(SdFlag::Numa)).unwrap();
-        assert_eq!(super::slow::imb_numa_nr(&env, 0, numa), 2);
+        assert_eq!(imb_numa_nr(&env, 0, numa), 2);
         let child = env.sleeper(0);
         let placed = super::select_task_rq(&mut env, child, 0, 0, false, WakeKind::Fork);
         env.topo.cpus[placed.cpu].node
@@ -379,9 +381,9 @@ fn fork_numa_imbalance_follows_imb_numa_nr() {
     assert_eq!(fork_node(1), 0);
     // Three: 3 + 1 = 4 > 2, so the imbalance (17 vs 20 idle) stands: node 1.
     assert_eq!(fork_node(3), 1);
-    assert_eq!(super::slow::adjust_numa_imbalance(2, 2, 2), 0);
-    assert_eq!(super::slow::adjust_numa_imbalance(3, 2, 2), 3);
-    assert_eq!(super::slow::adjust_numa_imbalance(1, 3, 2), 1);
+    assert_eq!(adjust_numa_imbalance(2, 2, 2), 0);
+    assert_eq!(adjust_numa_imbalance(3, 2, 2), 3);
+    assert_eq!(adjust_numa_imbalance(1, 3, 2), 1);
 }
 
 /// wake_affine (v2.6.27 against v2.6.28 kernel/sched_fair.c): a sync wakeup
@@ -400,7 +402,7 @@ fn legacy_2_6_27_sync_ignores_avg_overlap() {
         let waker = env.rqs[0].curr.unwrap();
         env.tasks[waker].avg_overlap_ns = 1_000_000;
         env.tasks[p].avg_overlap_ns = 1_000_000;
-        let pl = legacy::select(&mut env, p, 1, 0, true);
+        let pl = v2_6::select(&mut env, p, 1, 0, true);
         (pl.cpu, pl.reason)
     };
     assert_eq!(run(Era::V2_6_28), (1, Reason::Prev));
@@ -419,7 +421,7 @@ fn legacy_2_6_27_runs_wake_affine_when_prev_is_this() {
         let mut env = TestEnv::era("phoenix-2008", era);
         env.hogs(&[0], 1);
         let p = env.sleeper(0);
-        let pl = legacy::select(&mut env, p, 0, 0, true);
+        let pl = v2_6::select(&mut env, p, 0, 0, true);
         (pl.cpu, pl.reason)
     };
     assert_eq!(run(Era::V2_6_27), (0, Reason::WakeAffine));
@@ -450,7 +452,7 @@ fn select_idle_cpu_6_5_sis_prop_ages_wake_avg_idle() {
         env.state.llc_avg_scan_cost_ns[0] = 1_000;
         let p = env.sleeper(3);
         let mut placed = Placement::new(3, Reason::Prev);
-        let found = modern::select_idle_sibling_6_5(&mut env, &mut placed, p, 3, 3, 0);
+        let found = v4_15::select_idle_sibling_6_5(&mut env, &mut placed, p, 3, 3, 0);
         let scan_11 = crate::sched::SchedEnv::scan_ns(&env, 11);
         (
             found,

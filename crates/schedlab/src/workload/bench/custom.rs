@@ -3,7 +3,8 @@
 //! number to report (docs/workloads.md). Bad input names the task, the
 //! instruction and its JSON path (`workload.tasks[1].program[0].loop.body[2]`).
 
-use super::{measured_secs, ms_to_ns, Better, Built, Metric, Report};
+use super::ops::{ms_to_ns, Built};
+use super::readout::{measured_secs, Better, Metric, Report};
 use crate::engine::stats::LatencyHist;
 use crate::engine::RunOutput;
 use crate::error::{Error, Result};
@@ -202,12 +203,6 @@ impl Custom {
             .map_err(|msg| Error::invalid(crate::json_path::with_position(text, "workload", &msg)))
     }
 
-    /// Pretty JSON with `"kind": "custom"`, as it appears in an experiment.
-    pub fn to_json(&self) -> String {
-        let b = super::Benchmark::Custom(self.clone());
-        serde_json::to_string_pretty(&b).expect("a workload serialises")
-    }
-
     pub fn spec(&self) -> WorkloadSpec {
         WorkloadSpec {
             channels: self.channels.clone(),
@@ -217,14 +212,14 @@ impl Custom {
 
     pub fn build(&self) -> Result<Built> {
         if let Some(d) = self.duration_ms {
-            super::check(
+            super::ops::check(
                 "custom",
                 "duration_ms",
                 d,
                 1,
                 crate::limits::SIM_TIME_NS.max / 1_000_000,
             )?;
-            super::check(
+            super::ops::check(
                 "custom",
                 "warmup_ms",
                 self.warmup_ms,

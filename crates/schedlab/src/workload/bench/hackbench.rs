@@ -9,7 +9,8 @@
 //! and writes the start byte, waking them all. Prints the time from then
 //! until the last receiver is done.
 
-use super::{channel, check, marks, read, task, write, Built, Report};
+use super::ops::{channel, check, read, task, write, Built};
+use super::readout::{marks, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, WorkloadSpec};
@@ -71,7 +72,7 @@ impl Hackbench {
         } else {
             (
                 ChannelKind::Unix,
-                super::unix_stream_capacity(UNIX_SNDBUF, self.datasize),
+                super::ops::unix_stream_capacity(UNIX_SNDBUF, self.datasize),
             )
         };
         let fds = self.fds as usize;
@@ -102,7 +103,7 @@ impl Hackbench {
                             count: self.fds * self.loops,
                             body,
                         },
-                        super::mark("done"),
+                        super::ops::mark("done"),
                     ]),
                 );
                 t.process = self.threads.then_some(1);
@@ -130,7 +131,7 @@ impl Hackbench {
                 count: ntasks,
                 body: vec![read(READY, 1)],
             },
-            super::mark("start"),
+            super::ops::mark("start"),
             write(START, ntasks),
         ]);
         let mut parent = task("hackbench".into(), &self.affinity, program);

@@ -4,7 +4,8 @@
 //! switch) is measured first and subtracted, as lmbench does. Left out:
 //! lmbench's repetition and minimum-of-runs logic (one timed run here).
 
-use super::{channel, check, compute, mark, marks, read, task, write, Built, Report};
+use super::ops::{channel, check, compute, mark, read, task, write, Built};
+use super::readout::{marks, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, WorkloadSpec};

@@ -8,7 +8,9 @@ mod custom;
 mod hackbench;
 mod lat_ctx;
 mod netperf;
+mod ops;
 mod pipe;
+mod readout;
 mod schbench;
 mod sysbench;
 mod tbench;
@@ -17,14 +19,15 @@ pub use custom::{Custom, CustomMetric};
 pub use hackbench::Hackbench;
 pub use lat_ctx::LatCtx;
 pub use netperf::{Netperf, NetperfTest};
+pub use ops::Built;
 pub use pipe::{PerfBenchPipe, PipeTest};
+pub use readout::{Better, Metric, Report};
 pub use schbench::Schbench;
 pub use sysbench::{Database, Sysbench};
 pub use tbench::Tbench;
 
 use crate::engine::RunOutput;
 use crate::error::{Error, Result};
-use crate::workload::program::{ChannelKind, ChannelSpec, Op, TaskSpec, Time, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
 /// A benchmark and its parameters, tagged by `kind`.
@@ -42,39 +45,12 @@ pub enum Benchmark {
     Custom(Custom),
 }
 
-/// Which way a metric is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Better {
-    Lower,
-    Higher,
-}
-
-/// The number a benchmark reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Metric {
-    pub name: &'static str,
-    pub unit: &'static str,
-    pub better: Better,
-}
-
-/// A workload ready to run: tasks, how long, and when measuring starts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Built {
-    pub spec: WorkloadSpec,
-    pub duration_ns: Option<u64>,
-    pub measure_from_ns: u64,
-}
-
-/// What the tool would print, its headline number, and the per-batch series
-/// where the tool prints one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    pub value: f64,
-    pub series: Vec<f64>,
-    /// Secondary figures the tool prints (e.g. tbench's max_latency).
-    pub details: Vec<(&'static str, f64)>,
-    pub text: String,
+impl Custom {
+    /// Pretty JSON with `"kind": "custom"`, as it appears in an experiment.
+    pub fn to_json(&self) -> String {
+        let b = Benchmark::Custom(self.clone());
+        serde_json::to_string_pretty(&b).expect("a workload serialises")
+    }
 }
 
 impl Benchmark {
@@ -413,197 +389,6 @@ pub struct ParamInfo {
     pub choices: &'static [&'static str],
     /// Omitted from the JSON when unset.
     pub optional: bool,
-}
-
-/// A parameter outside its allowed range.
-pub(crate) fn check(tool: &str, name: &str, value: u64, lo: u64, hi: u64) -> Result<()> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "{tool} parameter {name} is {value}; it must be {lo}..={hi}"
-        )))
-    }
-}
-
-pub(crate) fn ms_to_ns(ms: u64) -> u64 {
-    ms * 1_000_000
-}
-
-pub(crate) fn task(name: String, affinity: &Option<String>, program: Vec<Op>) -> TaskSpec {
-    TaskSpec {
-        name,
-        nice: 0,
-        affinity: affinity.clone(),
-        process: None,
-        working_set_kib: 0,
-        start_cpu: None,
-        program,
-    }
-}
-
-pub(crate) fn channel(kind: ChannelKind, capacity: u64) -> ChannelSpec {
-    ChannelSpec {
-        kind,
-        capacity,
-        sendfile: false,
-    }
-}
-
-pub(crate) fn compute(ns: u64, jitter_pct: u32) -> Op {
-    Op::Compute(Time { ns, jitter_pct })
-}
-
-pub(crate) fn write(chan: usize, bytes: u64) -> Op {
-    Op::Write {
-        chan,
-        bytes,
-        echo: false,
-    }
-}
-
-/// A write of as many bytes as the task's last read returned (at most `bytes`).
-pub(crate) fn echo(chan: usize, bytes: u64) -> Op {
-    Op::Write {
-        chan,
-        bytes,
-        echo: true,
-    }
-}
-
-pub(crate) fn read(chan: usize, bytes: u64) -> Op {
-    Op::Read { chan, bytes }
-}
-
-pub(crate) fn mark(label: &str) -> Op {
-    Op::Mark(label.to_string())
-}
-
-/// The marks of `label`, in time order.
-pub(crate) fn marks<'a>(out: &'a RunOutput, label: &str) -> &'a [(u64, usize)] {
-    out.marks
-        .iter()
-        .find(|m| m.label == label)
-        .map_or(&[], |m| m.series.as_slice())
-}
-
-pub(crate) fn mark_stats<'a>(
-    out: &'a RunOutput,
-    label: &str,
-) -> Option<&'a crate::engine::stats::MarkStats> {
-    out.marks.iter().find(|m| m.label == label)
-}
-
-/// Seconds measured: from the end of the warm-up to the end of the run.
-pub(crate) fn measured_secs(out: &RunOutput) -> f64 {
-    (out.end_ns - out.measure_from_ns) as f64 / 1e9
-}
-
-/// Each marking task's completions of `label` per second in the measured
-/// part, read from time rather than counted (whole counts in a short window
-/// come in multiples of one over its length), by task id. A task's progress
-/// is taken to grow linearly between its marks, so a completion that
-/// straddles a boundary counts by the fraction of it inside the window: at
-/// the start exactly (the interval from its last warm-up mark); at the end,
-/// the completion in progress at the task's own mean pace, at most one. A
-/// task with no mark before the window (one that started in it) starts its
-/// progress at its first mark. For tasks that run to the end of the run.
-pub(crate) fn mark_rates(out: &RunOutput, label: &str) -> Vec<(usize, f64)> {
-    let secs = measured_secs(out);
-    let Some(m) = mark_stats(out, label) else {
-        return vec![];
-    };
-    if secs <= 0.0 {
-        return vec![];
-    }
-    let (start, end) = (out.measure_from_ns, out.end_ns);
-    m.by_task
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.count > 0)
-        .map(|(task, t)| {
-            let (head, from, intervals) = match t.first_interval_ns {
-                Some(d) if d > 0 => (
-                    ((t.first_ns - start) as f64 / d as f64).min(1.0),
-                    t.first_ns - d,
-                    t.count,
-                ),
-                _ => (0.0, t.first_ns, t.count - 1),
-            };
-            let tail = if intervals > 0 && t.last_ns > from {
-                let pace = (t.last_ns - from) as f64 / intervals as f64;
-                ((end - t.last_ns) as f64 / pace).min(1.0)
-            } else {
-                0.0
-            };
-            let progress = head + (t.count - 1) as f64 + tail;
-            (task, progress / secs)
-        })
-        .collect()
-}
-
-/// The payload bytes an AF_UNIX stream socket holds unread when every
-/// message is `msg` bytes: the sender's `sndbuf` is charged each queued
-/// message's skb truesize, not its payload. On x86-64 that is the payload
-/// rounded up to the 64-byte cache line, plus the skb_shared_info (320
-/// bytes), rounded up to the kmalloc size class (powers of two, and 96 and
-/// 192; whole pages past 32 KiB), plus the sk_buff itself (232 bytes,
-/// 256 aligned). A 100-byte message costs 768 bytes, so 277 of them fit in
-/// 212992, not 2129. At least one message always fits.
-pub(crate) fn unix_stream_capacity(sndbuf: u64, msg: u64) -> u64 {
-    let linear = msg.div_ceil(64) * 64 + 320;
-    let slab = match linear {
-        0..=96 => 96,
-        97..=128 => 128,
-        129..=192 => 192,
-        193..=32_768 => linear.next_power_of_two(),
-        _ => linear.div_ceil(4096) * 4096,
-    };
-    let truesize = slab + 256;
-    (sndbuf / truesize).max(1) * msg
-}
-
-/// [`mark_rates`] summed over the tasks.
-pub(crate) fn mark_rate(out: &RunOutput, label: &str) -> f64 {
-    mark_rates(out, label).iter().map(|(_, r)| r).sum()
-}
-
-/// A number as C's `%g` prints it: six significant digits, trailing zeros
-/// dropped, an exponent below 1e-4 and from 1e6 (how tbench and the
-/// commits' netperf tables print).
-pub(crate) fn fmt_g(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return if v.is_finite() {
-            "0".into()
-        } else {
-            v.to_string()
-        };
-    }
-    let exp = v.abs().log10().floor() as i32;
-    // Rounding to six digits may carry into the next power of ten.
-    let rounded: f64 = format!("{:.5e}", v).parse().unwrap_or(v);
-    let exp = if rounded.abs() >= 10f64.powi(exp + 1) {
-        exp + 1
-    } else {
-        exp
-    };
-    let trim = |s: String| {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
-    if !(-4..6).contains(&exp) {
-        let s = format!("{:.5e}", v);
-        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        let sign = if e < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mant.to_string()), e.abs())
-    } else {
-        let decimals = (5 - exp).max(0) as usize;
-        trim(format!("{v:.decimals$}"))
-    }
 }
 
 #[cfg(test)]

@@ -14,10 +14,8 @@
 //! wakeups that bring the pair together before data flows. Left out: the
 //! data connection's handshake and the CPU-utilisation measurement.
 
-use super::{
-    channel, check, fmt_g, mark, mark_rates, measured_secs, ms_to_ns, read, task, write, Better,
-    Built, Metric, Report,
-};
+use super::ops::{channel, check, mark, ms_to_ns, read, task, write, Built};
+use super::readout::{fmt_g, mark_rates, measured_secs, Better, Metric, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, WorkloadSpec};
@@ -175,7 +173,10 @@ impl Netperf {
             } else {
                 (
                     vec![write(up, self.send_size)],
-                    vec![read(up, self.send_size), super::compute(RECV_WORK_NS, 20)],
+                    vec![
+                        read(up, self.send_size),
+                        super::ops::compute(RECV_WORK_NS, 20),
+                    ],
                 )
             };
             let netserver = task(

@@ -3,7 +3,8 @@
 //! synchronous. One loop is a full round trip (two writes, two reads, two
 //! wakeups). Left out: the tools' own setup and their page-cache effects.
 
-use super::{channel, check, mark, marks, read, task, write, Built, Report};
+use super::ops::{channel, check, mark, read, task, write, Built};
+use super::readout::{marks, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, TaskSpec, WorkloadSpec};

@@ -20,9 +20,8 @@
 //! worker's queue is full), its cache-footprint
 //! matrix, and its automatic -t (one worker per CPU).
 
-use super::{
-    channel, check, compute, mark_stats, measured_secs, ms_to_ns, read, task, write, Built, Report,
-};
+use super::ops::{channel, check, compute, ms_to_ns, read, task, write, Built};
+use super::readout::{mark_stats, measured_secs, Report};
 use crate::engine::stats::LatencyHist;
 use crate::engine::RunOutput;
 use crate::error::Result;

@@ -24,10 +24,8 @@
 //! latches), PostgreSQL's LWLocks, and the buffer pool's I/O (the table
 //! fits in memory).
 
-use super::{
-    channel, check, compute, echo, mark, mark_rate, mark_stats, ms_to_ns, read, task, write, Built,
-    Report,
-};
+use super::ops::{channel, check, compute, echo, mark, ms_to_ns, read, task, write, Built};
+use super::readout::{mark_rate, mark_stats, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{

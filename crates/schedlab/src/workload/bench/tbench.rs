@@ -11,10 +11,8 @@
 //! Left out: the loadfile's own order and per-line sizes (every ReadX and
 //! WriteX moves the run's average), its sleeps, and file names' lengths.
 
-use super::{
-    channel, check, compute, fmt_g, mark, mark_rate, mark_stats, ms_to_ns, read, task, write,
-    Built, Report,
-};
+use super::ops::{channel, check, compute, mark, ms_to_ns, read, task, write, Built};
+use super::readout::{fmt_g, mark_rate, mark_stats, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, WorkloadSpec};

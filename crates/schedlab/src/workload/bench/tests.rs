@@ -2,10 +2,13 @@
 //! real tools' (checked against lines the tools printed), bad parameters,
 //! and behaviour the tools are known for.
 
+use super::ops::*;
+use super::readout::*;
 use super::*;
 use crate::engine::{Sim, SimConfig};
 use crate::policy::{Era, PolicySpec};
 use crate::topology::{preset, Topology};
+use crate::workload::program::{Op, WorkloadSpec};
 
 fn run(machine: &str, era: Era, bench: &Benchmark) -> (RunOutput, Report) {
     run_with(machine, &PolicySpec::era(era), bench)

@@ -3,11 +3,13 @@
 //! then WA_WEIGHT), and select_idle_sibling. Where the eras differ each has
 //! its own function.
 
-use super::{slow, Placement};
+use super::placement::Placement;
+use super::slow;
 use crate::counters::{Affine, Counter, Reason, Sis};
 use crate::policy::{Feature, IdleSibling, SdFlag, WakeAffineIdle, WeightLoads, WeightTie};
+use crate::sched::env::{shares_cache, SchedEnv};
 use crate::sched::load::{update_avg, SCHED_CAPACITY_SCALE};
-use crate::sched::{shares_cache, SchedEnv};
+use crate::sched::load_index::{source_load, target_load};
 
 /// Flips of a waker's wakee halve at most once a second.
 const WAKEE_FLIP_DECAY_NS: u64 = 1_000_000_000;
@@ -220,8 +222,8 @@ fn wake_affine_idle_6_5(
 /// target_load and source_load on the wake_idx history.
 fn weight_loads_4_15(env: &impl SchedEnv, this: usize, prev: usize, wake_idx: u32) -> (u64, u64) {
     (
-        super::legacy::target_load(env, this, wake_idx),
-        super::legacy::source_load(env, prev, wake_idx),
+        target_load(env, this, wake_idx),
+        source_load(env, prev, wake_idx),
     )
 }
 
@@ -564,17 +566,6 @@ fn sis_prop_budget(env: &mut impl SchedEnv, this: usize, span: u64) -> u64 {
     } else {
         4
     }
-}
-
-/// SIS_UTIL's scan budget for an LLC of `llc_weight` CPUs whose
-/// utilisation (each CPU's capped at its capacity) sums to `sum_util`:
-/// y = 1024 - x^2 pct^2 / (10000 x 1024) with x = sum_util / llc_weight,
-/// nr = llc_weight x y / 1024; 0 from about 85% utilisation at
-/// imbalance_pct 117 (update_idle_cpu_scan, v6.5).
-pub(crate) fn nr_idle_scan(sum_util: u64, llc_weight: u64, pct: u64) -> u64 {
-    let x = sum_util / llc_weight.max(1);
-    let tmp = (x * x * pct * pct / (10_000 * SCHED_CAPACITY_SCALE)).min(SCHED_CAPACITY_SCALE);
-    (SCHED_CAPACITY_SCALE - tmp) * llc_weight / SCHED_CAPACITY_SCALE
 }
 
 #[cfg(test)]

@@ -2,20 +2,15 @@
 //! is the same): groups' loads on the idle type's cpu_load[] index, a
 //! group over its capacity or internally imbalanced as the busiest, and
 //! the imbalance in weighted load with the small-imbalance fix-up.
-//!
-//! Group power (init_sched_groups_power, the default "perf" policy): a
-//! group whose child domain shares a core or a cache has the power of one
-//! CPU, so it should run one task while other groups idle; else the sum
-//! of its child groups'. NODE and ALLNODES groups add each package's power
-//! once (init_numa_sched_groups_power): 1024 per package. find_idlest_group
-//! divides by the same power.
+//! Groups' power is `groups::group_power`, which find_idlest_group
+//! divides by too.
 
-use super::balance::{Imbalance, Migrate};
+use super::imbalance::{Imbalance, Migrate};
 use crate::counters::IdleType;
-use crate::policy::SdFlag;
+use crate::sched::env::SchedEnv;
+use crate::sched::groups::group_power;
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::wakeup::legacy_loads;
-use crate::sched::SchedEnv;
+use crate::sched::load_index::loads as legacy_loads;
 
 const SCALE: u64 = SCHED_CAPACITY_SCALE;
 
@@ -73,53 +68,9 @@ fn tally(
     }
 }
 
-/// A group's __cpu_power (v2.6.28, the default "perf" policy), for a
-/// group of `this`'s domain at index `level`:
-/// - NODE and ALLNODES groups (init_numa_sched_groups_power): each
-///   physical package's power added once. A package's power (its phys
-///   domain group's) is one CPU's, 1024: the package's child level shares
-///   a core or a cache, or it has none.
-/// - Other levels (init_sched_groups_power): one CPU's power when the
-///   child domain shares a core or a cache (SD_SHARE_CPUPOWER,
-///   SD_SHARE_PKG_RESOURCES) or there is none; else the sum of the child
-///   domain's groups' power.
-pub(crate) fn group_power(
-    env: &impl SchedEnv,
-    this: usize,
-    level: usize,
-    g: &crate::cpuset::CpuSet,
-) -> u64 {
-    let Some(d) = env.domains().of(this).nth(level) else {
-        return SCALE * g.len() as u64;
-    };
-    if matches!(d.level, "NODE" | "ALLNODES") {
-        let mut packages: Vec<usize> = g.iter().map(|c| env.topology().cpus[c].package).collect();
-        packages.sort_unstable();
-        packages.dedup();
-        return SCALE * packages.len() as u64;
-    }
-    let Some(first) = g.iter().next() else {
-        return SCALE;
-    };
-    let Some(child) = level
-        .checked_sub(1)
-        .and_then(|c| env.domains().of(first).nth(c))
-    else {
-        return SCALE;
-    };
-    if child.has(SdFlag::ShareCpuCapacity) || child.has(SdFlag::SharePkgResources) {
-        return SCALE;
-    }
-    child
-        .groups
-        .iter()
-        .map(|cg| group_power(env, first, level - 1, cg))
-        .sum()
-}
-
 /// find_busiest_group (v2.6.28): the busiest group and the weighted load
 /// to move, or None when balanced.
-pub(crate) fn find_busiest_group(
+pub(super) fn find_busiest_group(
     env: &impl SchedEnv,
     this: usize,
     level: usize,

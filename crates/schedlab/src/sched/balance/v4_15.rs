@@ -4,24 +4,19 @@
 //! other by capacity against utilisation, the busiest picked by type then
 //! average load, a forced balance when the local group has room and the
 //! busiest has none, and the imbalance in weighted load.
-//!
-//! Capacity: x86 4.15 has no arch_scale_cpu_capacity of its own, so an SMT
-//! thread's capacity is the SMT domain's smt_gain (1178) shared by its
-//! threads (589 each on 2-way SMT); other CPUs have 1024.
+//! CPUs' capacity is `groups::cpu_capacity` (smt_gain shared by SMT threads).
 
-use super::balance::{Imbalance, Migrate};
+use super::imbalance::{Imbalance, Migrate};
 use crate::counters::IdleType;
 use crate::policy::SdFlag;
+use crate::sched::env::SchedEnv;
+use crate::sched::groups::{cpu_capacity, sg_imbalanced};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
-use crate::sched::wakeup::legacy_loads;
-use crate::sched::{instant_load, sg_imbalanced, SchedEnv};
-
-/// sd_init's smt_gain (v4.15 kernel/sched/topology.c): what a core's SMT
-/// threads are worth together.
-const SMT_GAIN: u64 = 1178;
+use crate::sched::load_index::instant_load;
+use crate::sched::load_index::loads as legacy_loads;
 
 /// group_type (v4.15): group_imbalanced is a group whose sgc->imbalance
-/// an affinity-constrained balance below set (`sched::sg_imbalanced`).
+/// an affinity-constrained balance below set (`groups::sg_imbalanced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum GroupType {
     Other,
@@ -64,14 +59,6 @@ impl Stats {
     }
 }
 
-/// A CPU's capacity in 4.15 on x86: smt_gain split among SMT siblings.
-pub(crate) fn cpu_capacity(env: &impl SchedEnv, cpu: usize) -> u64 {
-    env.domains()
-        .of(cpu)
-        .find(|d| d.has(SdFlag::ShareCpuCapacity) && d.span.len() > 1)
-        .map_or(SCHED_CAPACITY_SCALE, |d| SMT_GAIN / d.span.len() as u64)
-}
-
 fn group_stats(
     env: &impl SchedEnv,
     g: &crate::cpuset::CpuSet,
@@ -106,7 +93,7 @@ fn group_stats(
 
 /// find_busiest_group (v4.15): the busiest group and how much weighted load
 /// to move (possibly 0, which load_balance counts as a failure).
-pub(crate) fn find_busiest_group(
+pub(super) fn find_busiest_group(
     env: &impl SchedEnv,
     this: usize,
     level: usize,

@@ -3,32 +3,11 @@
 //! avg_overlap cancel, passive SD_WAKE_BALANCE, and wake_idle with
 //! SD_WAKE_IDLE / SD_WAKE_IDLE_FAR.
 
-use super::Placement;
+use super::placement::Placement;
 use crate::counters::{Affine, Counter, Reason};
 use crate::policy::{Feature, SdFlag, SdFlags};
-use crate::sched::{instant_load, ran_recently, SchedEnv};
-
-/// weighted_cpuload: the queue's instantaneous weight.
-fn weighted_cpuload(env: &impl SchedEnv, cpu: usize) -> u64 {
-    env.rq(cpu).load_weight
-}
-
-pub(crate) fn source_load(env: &impl SchedEnv, cpu: usize, idx: u32) -> u64 {
-    let lb_bias = env.policy().features.has(Feature::LbBias);
-    env.cpu_load(cpu)
-        .source_load(instant_load(env, cpu), idx, lb_bias)
-}
-
-pub(crate) fn target_load(env: &impl SchedEnv, cpu: usize, idx: u32) -> u64 {
-    let lb_bias = env.policy().features.has(Feature::LbBias);
-    env.cpu_load(cpu)
-        .target_load(instant_load(env, cpu), idx, lb_bias)
-}
-
-/// (source_load, target_load) of `cpu` on history index `idx`.
-pub(crate) fn loads(env: &impl SchedEnv, cpu: usize, idx: u32) -> (u64, u64) {
-    (source_load(env, cpu, idx), target_load(env, cpu, idx))
-}
+use crate::sched::env::{ran_recently, SchedEnv};
+use crate::sched::load_index::{source_load, target_load, weighted_cpuload};
 
 /// The domain fields the wakeup path reads.
 #[derive(Clone, Copy)]
