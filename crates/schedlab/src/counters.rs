@@ -285,11 +285,25 @@ pub enum Counter {
     /// task on another CPU.
     WakeupPreemptWakerCpu,
     WakeupPreemptOtherCpu,
+    /// A task slept in futex_wait (a contended mutex, a condition variable,
+    /// a barrier).
+    FutexWait,
+    /// A futex_wake call that found waiters.
+    FutexWake,
+    /// The tasks futex wakes woke, summed.
+    FutexWoken,
+    /// A spinlock taken while spinning (it came free within the spin).
+    SpinAcquired,
+    /// Spin rounds, and the time they took.
+    SpinRounds,
+    SpinNs,
+    /// A spinner that gave up and slept.
+    SpinSlept,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 22] = [
+    pub const FIXED: [Counter; 29] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -312,7 +326,126 @@ impl Counter {
         Counter::TcpDelayedAck,
         Counter::WakeupPreemptWakerCpu,
         Counter::WakeupPreemptOtherCpu,
+        Counter::FutexWait,
+        Counter::FutexWake,
+        Counter::FutexWoken,
+        Counter::SpinAcquired,
+        Counter::SpinRounds,
+        Counter::SpinNs,
+        Counter::SpinSlept,
     ];
+
+    /// How many counters the types can express: one slot each.
+    pub const SLOTS: usize =
+        Self::FIXED.len() + Distance::ALL.len() + Sis::ALL.len() + LEVELS.len() * PER_LEVEL;
+
+    /// The counter's dense index, below [`Counter::SLOTS`]: counting is an
+    /// array add, with no name and no hash on the hot path. The order is
+    /// [`Counter::all`]'s.
+    #[inline]
+    pub fn slot(self) -> usize {
+        const REMOTE: usize = Counter::FIXED.len();
+        const SIS: usize = REMOTE + Distance::ALL.len();
+        const LEVELLED: usize = SIS + Sis::ALL.len();
+        let at = |level: Level, within: usize| LEVELLED + level_index(level) * PER_LEVEL + within;
+        match self {
+            Counter::TtwuRemoteAt(d) => REMOTE + d as usize,
+            Counter::Sis(s) => SIS + s as usize,
+            Counter::WakeAffine { level, outcome } => at(level, outcome as usize),
+            Counter::WakeIdleFound { level } => at(level, Affine::ALL.len()),
+            Counter::Migration { cause, level } => {
+                at(level, Affine::ALL.len() + 1 + cause as usize)
+            }
+            Counter::Lb {
+                level,
+                idle,
+                outcome,
+            } => at(
+                level,
+                Affine::ALL.len()
+                    + 1
+                    + Cause::ALL.len()
+                    + idle as usize * LbOutcome::ALL.len()
+                    + outcome as usize,
+            ),
+            Counter::ActiveBalance { level } => at(level, PER_LEVEL - 1),
+            fixed => fixed.fixed_slot(),
+        }
+    }
+
+    /// A counter without a level or an outcome: its place in [`Counter::FIXED`].
+    #[inline]
+    fn fixed_slot(self) -> usize {
+        match self {
+            Counter::TtwuLocal => 0,
+            Counter::TtwuRemote => 1,
+            Counter::TtwuSync => 2,
+            Counter::IpiSent => 3,
+            Counter::WakeIdleWithoutIpi => 4,
+            Counter::Switches => 5,
+            Counter::TickWaiting => 6,
+            Counter::Forks => 7,
+            Counter::WakeupOneToMany => 8,
+            Counter::WakeWide => 9,
+            Counter::SelectSlow => 10,
+            Counter::NewIdleSkipped => 11,
+            Counter::NewIdlePulled => 12,
+            Counter::TtwuDelayed => 13,
+            Counter::NohzKick => 14,
+            Counter::NohzOwner => 15,
+            Counter::NetRxSoftirq => 16,
+            Counter::TcpAck => 17,
+            Counter::TcpAckWakeup => 18,
+            Counter::TcpDelayedAck => 19,
+            Counter::WakeupPreemptWakerCpu => 20,
+            Counter::WakeupPreemptOtherCpu => 21,
+            Counter::FutexWait => 22,
+            Counter::FutexWake => 23,
+            Counter::FutexWoken => 24,
+            Counter::SpinAcquired => 25,
+            Counter::SpinRounds => 26,
+            Counter::SpinNs => 27,
+            Counter::SpinSlept => 28,
+            _ => unreachable!("{self:?} has a level or an outcome"),
+        }
+    }
+
+    /// Every counter the types can express, at every level, in slot order.
+    pub fn all() -> Vec<Counter> {
+        let mut all = Counter::FIXED.to_vec();
+        all.extend(Distance::ALL.map(Counter::TtwuRemoteAt));
+        all.extend(Sis::ALL.map(Counter::Sis));
+        for &level in LEVELS {
+            all.extend(Affine::ALL.map(|outcome| Counter::WakeAffine { level, outcome }));
+            all.push(Counter::WakeIdleFound { level });
+            all.extend(Cause::ALL.map(|cause| Counter::Migration { cause, level }));
+            for idle in IdleType::ALL {
+                all.extend(LbOutcome::ALL.map(|outcome| Counter::Lb {
+                    level,
+                    idle,
+                    outcome,
+                }));
+            }
+            all.push(Counter::ActiveBalance { level });
+        }
+        all
+    }
+}
+
+/// Slots per domain level: wake_affine's outcomes, wake_idle's find, the
+/// migrations by cause, the balancer's outcomes by idle type, active
+/// balancing.
+const PER_LEVEL: usize =
+    Affine::ALL.len() + 1 + Cause::ALL.len() + IdleType::ALL.len() * LbOutcome::ALL.len() + 1;
+
+/// The index of a level in [`LEVELS`]. Every level an era builds is there
+/// (`counters::tests::every_era_level_has_counters`).
+#[inline]
+fn level_index(level: Level) -> usize {
+    LEVELS
+        .iter()
+        .position(|&l| l == level)
+        .unwrap_or_else(|| panic!("domain level {level} is not in counters::LEVELS"))
 }
 
 /// Prefix of the per-C-state idle entry counters.
@@ -358,6 +491,13 @@ impl fmt::Display for Counter {
             Counter::TcpDelayedAck => f.write_str("tcp.delayed_acks"),
             Counter::WakeupPreemptWakerCpu => f.write_str("sched.wakeup_preempt.waker_cpu"),
             Counter::WakeupPreemptOtherCpu => f.write_str("sched.wakeup_preempt.other_cpu"),
+            Counter::FutexWait => f.write_str("futex.wait"),
+            Counter::FutexWake => f.write_str("futex.wake"),
+            Counter::FutexWoken => f.write_str("futex.woken"),
+            Counter::SpinAcquired => f.write_str("spin.acquired"),
+            Counter::SpinRounds => f.write_str("spin.rounds"),
+            Counter::SpinNs => f.write_str("spin.ns"),
+            Counter::SpinSlept => f.write_str("spin.slept"),
         }
     }
 }
@@ -543,30 +683,28 @@ mod tests {
         assert!(Cause::ALL.iter().enumerate().all(|(i, &k)| k as usize == i));
     }
 
-    /// Every counter the types can express, at every level.
-    pub(crate) fn every_counter() -> Vec<Counter> {
-        let mut all = Counter::FIXED.to_vec();
-        all.extend(Distance::ALL.map(Counter::TtwuRemoteAt));
-        all.extend(Sis::ALL.map(Counter::Sis));
-        for &level in LEVELS {
-            all.extend(Affine::ALL.map(|outcome| Counter::WakeAffine { level, outcome }));
-            all.push(Counter::WakeIdleFound { level });
-            all.extend(Cause::ALL.map(|cause| Counter::Migration { cause, level }));
-            for idle in IdleType::ALL {
-                all.extend(LbOutcome::ALL.map(|outcome| Counter::Lb {
-                    level,
-                    idle,
-                    outcome,
-                }));
-            }
-            all.push(Counter::ActiveBalance { level });
+    /// Each counter has its own slot, and `all` lists them in slot order.
+    #[test]
+    fn slots_are_dense_and_in_the_order_of_all() {
+        let all = Counter::all();
+        assert_eq!(all.len(), Counter::SLOTS);
+        for (i, c) in all.iter().enumerate() {
+            assert_eq!(c.slot(), i, "{c}");
         }
-        all
+    }
+
+    #[test]
+    fn every_era_level_has_counters() {
+        for era in Era::ALL {
+            for level in era.rules().level_names {
+                assert!(LEVELS.contains(level), "{era}: {level}");
+            }
+        }
     }
 
     #[test]
     fn every_counter_name_reads_back_as_itself() {
-        let all = every_counter();
+        let all = Counter::all();
         let mut names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
         for (c, name) in all.iter().zip(&names) {
             assert_eq!(name.parse::<Counter>().as_ref(), Ok(c), "{name}");

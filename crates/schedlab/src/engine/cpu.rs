@@ -6,6 +6,7 @@ use super::stats::{CpuTime, TraceEvent};
 use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::{COPY_SHARE_ONE, WORK_SCALE};
+use crate::counters::Counter;
 use crate::policy::{NohzBalancer, Picker};
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
@@ -484,7 +485,7 @@ impl Sim {
             self.resume(cpu);
             return;
         }
-        self.counters.bump(self.ids.switches);
+        self.counters.count(Counter::Switches);
         self.trace_event(TraceEvent::Switch {
             t: self.now,
             cpu,
@@ -617,9 +618,7 @@ impl Sim {
         if crate::sched::nohz::idle_enter(self, cpu, predicted) {
             self.cpus[cpu].tick_stopped = true;
         }
-        if let Some(&id) = self.ids.idle_enter.get(cstate) {
-            self.counters.bump(id);
-        }
+        self.counters.idle_enter(cstate);
         // A core whose threads are all idle is an idle core (SMT only).
         if self.siblings[cpu].len() > 1 && self.siblings[cpu].iter().all(|&s| self.cpu_idle(s)) {
             let llc = self.topo.cpus[cpu].llc;
@@ -722,7 +721,7 @@ impl Sim {
         }
         let rq = &self.cpus[cpu].rq;
         let waiting = (rq.nr_running as u64).saturating_sub(u64::from(rq.curr.is_some()));
-        self.counters.add(self.ids.tick_waiting, waiting);
+        self.counters.add(Counter::TickWaiting, waiting);
         let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
         self.cpus[cpu].load_tick_ns = self.now;

@@ -19,7 +19,7 @@ mod sync;
 mod task;
 
 use crate::cost::CostModel;
-use crate::counters::{Affine, Cause, Counter, Distance, Level, Sis, IDLE_ENTER_PREFIX, LEVELS};
+use crate::counters::{Cause, Counter};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
 use crate::error::{Error, Result};
@@ -112,88 +112,6 @@ pub struct TaskSummary {
     pub timer_latency: stats::LatencyHist,
 }
 
-/// Counter indexes the engine bumps on its hot path.
-#[derive(Debug, Clone)]
-struct CounterIds {
-    ttwu_local: usize,
-    ttwu_remote: usize,
-    /// `ttwu.remote.<distance>`, by `CpuDistance::cost_index`.
-    ttwu_remote_at: [usize; 4],
-    ipi_sent: usize,
-    /// `sched.wakeup_preempt.other_cpu` and `.waker_cpu`.
-    wakeup_preempt: [usize; 2],
-    ttwu_sync: usize,
-    switches: usize,
-    tick_waiting: usize,
-    forks: usize,
-    /// `idle.enter.<C-state>`, by C-state index.
-    idle_enter: Vec<usize>,
-    /// The placement counters every wakeup bumps, by index instead of by a
-    /// hash of the counter and its level name: `sis.*` by `Sis`, and per
-    /// level of [`LEVELS`] the wake_affine outcomes by `Affine` and the
-    /// migrations by `Cause`.
-    sis: [usize; Sis::ALL.len()],
-    wake_affine: Vec<[usize; Affine::ALL.len()]>,
-    migration: Vec<[usize; Cause::ALL.len()]>,
-}
-
-impl CounterIds {
-    fn new(c: &mut Counters, topo: &Topology) -> Self {
-        // `placement` indexes by discriminant: the ALL lists are in that
-        // order (counters::tests::placement_lists_are_in_discriminant_order).
-        CounterIds {
-            idle_enter: topo
-                .costs
-                .cstates
-                .iter()
-                .map(|s| c.id(&format!("{IDLE_ENTER_PREFIX}{}", s.name)))
-                .collect(),
-            ttwu_local: c.id(&Counter::TtwuLocal.to_string()),
-            ttwu_remote: c.id(&Counter::TtwuRemote.to_string()),
-            ttwu_remote_at: Distance::ALL.map(|d| c.id(&Counter::TtwuRemoteAt(d).to_string())),
-            ipi_sent: c.id(&Counter::IpiSent.to_string()),
-            wakeup_preempt: [
-                Counter::WakeupPreemptOtherCpu,
-                Counter::WakeupPreemptWakerCpu,
-            ]
-            .map(|k| c.id(&k.to_string())),
-            ttwu_sync: c.id(&Counter::TtwuSync.to_string()),
-            switches: c.id(&Counter::Switches.to_string()),
-            tick_waiting: c.id(&Counter::TickWaiting.to_string()),
-            forks: c.id(&Counter::Forks.to_string()),
-            sis: Sis::ALL.map(|s| c.id(&Counter::Sis(s).to_string())),
-            wake_affine: LEVELS
-                .iter()
-                .map(|&level| {
-                    Affine::ALL
-                        .map(|outcome| c.id(&Counter::WakeAffine { level, outcome }.to_string()))
-                })
-                .collect(),
-            migration: LEVELS
-                .iter()
-                .map(|&level| {
-                    Cause::ALL.map(|cause| c.id(&Counter::Migration { cause, level }.to_string()))
-                })
-                .collect(),
-        }
-    }
-
-    /// The index of a placement counter, if it has one here.
-    fn placement(&self, counter: Counter) -> Option<usize> {
-        let level_index = |level: Level| LEVELS.iter().position(|&l| l == level);
-        match counter {
-            Counter::Sis(s) => Some(self.sis[s as usize]),
-            Counter::WakeAffine { level, outcome } => {
-                level_index(level).map(|l| self.wake_affine[l][outcome as usize])
-            }
-            Counter::Migration { cause, level } => {
-                level_index(level).map(|l| self.migration[l][cause as usize])
-            }
-            _ => None,
-        }
-    }
-}
-
 /// The simulation. The scheduler reads and changes it through
 /// [`SchedEnv`] (implemented in `sched_env.rs`).
 pub struct Sim {
@@ -243,7 +161,6 @@ pub struct Sim {
     /// Scratch: the copying segments of a node (share, thread speed).
     copy_segs: Vec<(u64, u64)>,
     counters: Counters,
-    ids: CounterIds,
     marks: Vec<MarkStats>,
     trace_window: Option<TraceWindow>,
     /// When the trace window opened (it may wait for a wakeup).
@@ -280,8 +197,7 @@ impl Sim {
             None => limits::SIM_TIME_NS.max,
         };
         let n = topo.ncpus();
-        let mut counters = Counters::default();
-        let ids = CounterIds::new(&mut counters, &topo);
+        let counters = Counters::new(topo.costs.cstates.iter().map(|s| s.name.clone()));
         let siblings: Vec<Vec<usize>> =
             (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
         let core_of = siblings.iter().map(|s| s[0]).collect();
@@ -337,7 +253,6 @@ impl Sim {
             llc_ws_kib: vec![0; topo_llcs],
             llc_buf_bytes: vec![0; topo_llcs],
             counters,
-            ids,
             marks: cfg
                 .workload
                 .labels
@@ -575,7 +490,7 @@ impl Sim {
     /// branch and the domain level a migration crossed.
     fn count_placement(&mut self, placed: &crate::sched::wakeup::Placement, prev: usize) {
         for &c in placed.path.iter().flatten() {
-            self.count_placement_step(c);
+            self.counters.count(c);
         }
         if placed.cpu != prev {
             let level = self
@@ -587,14 +502,7 @@ impl Sim {
             } else {
                 Cause::Wakeup
             };
-            self.count_placement_step(Counter::Migration { cause, level });
-        }
-    }
-
-    fn count_placement_step(&mut self, c: Counter) {
-        match self.ids.placement(c) {
-            Some(id) => self.counters.bump(id),
-            None => self.counters.count(c),
+            self.counters.count(Counter::Migration { cause, level });
         }
     }
 

@@ -1,7 +1,7 @@
 //! What a run reports: CPU time by kind, named counters, timing points
 //! (marks), and a bounded trace window.
 
-use crate::counters::{Counter, Reason};
+use crate::counters::{Counter, Reason, IDLE_ENTER_PREFIX};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -54,64 +54,62 @@ impl CpuTime {
     }
 }
 
-/// Named counters like /proc/schedstat. Names are interned once; the hot
-/// path bumps by index.
-#[derive(Debug, Clone, Default)]
+/// Counters like /proc/schedstat: one slot per [`Counter`] (counting is an
+/// array add), and entries per idle state, which the machine names. Names
+/// are made only when the counters are read out.
+#[derive(Debug, Clone)]
 pub struct Counters {
-    names: Vec<String>,
     values: Vec<u64>,
-    index: BTreeMap<String, usize>,
-    /// Typed counters' indexes, interned on first use (a fast hash: this
-    /// lookup runs on every wakeup).
-    typed: rustc_hash::FxHashMap<Counter, usize>,
+    idle_enter: Vec<u64>,
+    idle_names: Vec<String>,
 }
 
 impl Counters {
-    /// The index of a counter, creating it at zero.
-    pub fn id(&mut self, name: &str) -> usize {
-        if let Some(&i) = self.index.get(name) {
-            return i;
+    /// Every counter at zero; `idle_states` names the machine's C-states.
+    pub fn new(idle_states: impl IntoIterator<Item = String>) -> Self {
+        let idle_names: Vec<String> = idle_states.into_iter().collect();
+        Counters {
+            values: vec![0; Counter::SLOTS],
+            idle_enter: vec![0; idle_names.len()],
+            idle_names,
         }
-        self.names.push(name.to_string());
-        self.values.push(0);
-        self.index.insert(name.to_string(), self.names.len() - 1);
-        self.names.len() - 1
     }
 
-    /// Bumps a typed counter.
     #[inline]
     pub fn count(&mut self, c: Counter) {
-        let id = match self.typed.get(&c) {
-            Some(&id) => id,
-            None => {
-                let id = self.id(&c.to_string());
-                self.typed.insert(c, id);
-                id
-            }
-        };
-        self.values[id] += 1;
+        self.values[c.slot()] += 1;
     }
 
-    pub fn add(&mut self, id: usize, n: u64) {
-        self.values[id] += n;
+    #[inline]
+    pub fn add(&mut self, c: Counter, n: u64) {
+        self.values[c.slot()] += n;
     }
 
-    pub fn bump(&mut self, id: usize) {
-        self.values[id] += 1;
+    /// A CPU entered C-state `state` (an index into the machine's states).
+    pub fn idle_enter(&mut self, state: usize) {
+        if let Some(n) = self.idle_enter.get_mut(state) {
+            *n += 1;
+        }
     }
 
-    pub fn get(&self, name: &str) -> u64 {
-        self.index.get(name).map_or(0, |&i| self.values[i])
+    pub fn get(&self, c: Counter) -> u64 {
+        self.values[c.slot()]
     }
 
-    /// Non-zero counters by name.
+    /// Non-zero counters by name (`idle.enter.<C-state>` for the idle entries).
     pub fn to_map(&self) -> BTreeMap<String, u64> {
-        self.names
-            .iter()
+        let typed = Counter::all()
+            .into_iter()
             .zip(&self.values)
             .filter(|(_, &v)| v > 0)
-            .map(|(n, &v)| (n.clone(), v))
-            .collect()
+            .map(|(c, &v)| (c.to_string(), v));
+        let idle = self
+            .idle_names
+            .iter()
+            .zip(&self.idle_enter)
+            .filter(|(_, &v)| v > 0)
+            .map(|(name, &v)| (format!("{IDLE_ENTER_PREFIX}{name}"), v));
+        typed.chain(idle).collect()
     }
 }
 

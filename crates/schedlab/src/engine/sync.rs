@@ -21,6 +21,7 @@ use super::cpu::SegKind;
 use super::task::{Pending, TaskState, Wait};
 use super::Sim;
 use crate::cost::{CostModel, WORK_SCALE};
+use crate::counters::Counter;
 use crate::topology::Topology;
 use rand_core::RngCore;
 use std::collections::VecDeque;
@@ -74,13 +75,11 @@ impl Barrier {
 
 impl Sim {
     pub(super) fn note_futex_wait(&mut self) {
-        let id = self.counters.id("futex.wait");
-        self.counters.bump(id);
+        self.counters.count(Counter::FutexWait);
     }
 
     fn note_futex_wake(&mut self) {
-        let id = self.counters.id("futex.wake");
-        self.counters.bump(id);
+        self.counters.count(Counter::FutexWake);
     }
 
     /// `lock`: takes the mutex if free, else futex-waits for it.
@@ -112,8 +111,7 @@ impl Sim {
         let t = &self.tasks[task];
         if self.mutexes[m].owner.is_none() {
             if t.spins > 0 {
-                let id = self.counters.id("spin.acquired");
-                self.counters.bump(id);
+                self.counters.count(Counter::SpinAcquired);
             }
             self.tasks[task].spins = 0;
             self.lock(cpu, task, m);
@@ -128,15 +126,12 @@ impl Sim {
             };
             // At least the look at the lock word: a load from L1.
             let ns = self.cost.pauses(units * spin.pauses_per_delay).max(1);
-            let id = self.counters.id("spin.rounds");
-            self.counters.bump(id);
-            let id = self.counters.id("spin.ns");
-            self.counters.add(id, ns);
+            self.counters.count(Counter::SpinRounds);
+            self.counters.add(Counter::SpinNs, ns);
             self.start_segment(cpu, SegKind::User, ns, Pending::None);
         } else {
             if !t.in_syscall {
-                let id = self.counters.id("spin.slept");
-                self.counters.bump(id);
+                self.counters.count(Counter::SpinSlept);
             }
             self.tasks[task].wake_all = spin.wake_all;
             self.wait_or_enter(cpu, task, Wait::Lock(m));

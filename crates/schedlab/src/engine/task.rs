@@ -8,7 +8,7 @@ use super::cpu::{CpuState, SegKind};
 use super::pipe::{round_pipe_size, PipePages};
 use super::stats::{LatencyHist, TraceEvent};
 use super::{Event, Sim};
-use crate::counters::{Counter, Reason};
+use crate::counters::{Counter, Distance, Reason};
 use crate::cpuset::CpuSet;
 use crate::error::Result;
 use crate::limits;
@@ -396,7 +396,7 @@ impl Sim {
         let (cpu, reason) = (placed.cpu, placed.reason);
         self.tasks[id].cpu = cpu;
         self.tasks[id].sched.recent_used_cpu = cpu;
-        self.counters.bump(self.ids.forks);
+        self.counters.count(Counter::Forks);
         self.count_placement(&placed, parent_cpu);
         if cpu != parent_cpu {
             self.trace_event(TraceEvent::Migrate {
@@ -982,8 +982,7 @@ impl Sim {
             self.counters.count(Counter::WakeupOneToMany);
         }
         if woken > 0 {
-            let id = self.counters.id("futex.woken");
-            self.counters.add(id, woken);
+            self.counters.add(Counter::FutexWoken, woken);
             let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
             self.start_segment(cpu, SegKind::Kernel, cost, then);
         } else {
@@ -1172,7 +1171,7 @@ impl Sim {
             self.tasks[w].sched.last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
         }
         if sync {
-            self.counters.bump(self.ids.ttwu_sync);
+            self.counters.count(Counter::TtwuSync);
         }
         let timer = waker_cpu.is_none();
         self.tasks[task].woken_ns = Some((self.now, timer));
@@ -1205,15 +1204,15 @@ impl Sim {
             });
         }
         if target == this {
-            self.counters.bump(self.ids.ttwu_local);
+            self.counters.count(Counter::TtwuLocal);
             self.activate(task, target);
             let preempted = self.notify_enqueued(target, task, None, sync);
             self.count_wakeup_preempt(preempted, true);
             return true;
         }
-        self.counters.bump(self.ids.ttwu_remote);
+        self.counters.count(Counter::TtwuRemote);
         if let Some(d) = self.topo.distance(this, target).cost_index() {
-            self.counters.bump(self.ids.ttwu_remote_at[d]);
+            self.counters.count(Counter::TtwuRemoteAt(Distance::ALL[d]));
         }
         if self.wakeup_is_queued(this, target) {
             // TTWU_QUEUE: the target enqueues it when the IPI arrives, or,
@@ -1222,7 +1221,7 @@ impl Sim {
                 self.counters.count(Counter::WakeIdleWithoutIpi);
                 self.cost.polling_wake(&self.topo, this, target)
             } else {
-                self.counters.bump(self.ids.ipi_sent);
+                self.counters.count(Counter::IpiSent);
                 self.cost.ipi_latency()
             };
             self.tasks[task].state = TaskState::Waking(target);
@@ -1250,9 +1249,9 @@ impl Sim {
         self.tasks[task].state = TaskState::Queued(cpu);
         self.counters.count(Counter::TtwuDelayed);
         if cpu == this {
-            self.counters.bump(self.ids.ttwu_local);
+            self.counters.count(Counter::TtwuLocal);
         } else {
-            self.counters.bump(self.ids.ttwu_remote);
+            self.counters.count(Counter::TtwuRemote);
         }
         self.trace_event(TraceEvent::Wakeup {
             t: self.now,
@@ -1269,8 +1268,11 @@ impl Sim {
     /// the waker on its own CPU.
     fn count_wakeup_preempt(&mut self, preempted: bool, on_waker_cpu: bool) {
         if preempted {
-            let id = self.ids.wakeup_preempt[usize::from(on_waker_cpu)];
-            self.counters.bump(id);
+            self.counters.count(if on_waker_cpu {
+                Counter::WakeupPreemptWakerCpu
+            } else {
+                Counter::WakeupPreemptOtherCpu
+            });
         }
     }
 
@@ -1419,7 +1421,7 @@ impl Sim {
             }
             CpuState::Idle => {
                 if remote && !self.cpus[cpu].kick_pending {
-                    self.counters.bump(self.ids.ipi_sent);
+                    self.counters.count(Counter::IpiSent);
                 }
                 self.kick(cpu, self.now + ipi);
             }
@@ -1429,7 +1431,7 @@ impl Sim {
                 if self.check_preempt_wakeup(cpu, task, sync) {
                     preempted = true;
                     if remote {
-                        self.counters.bump(self.ids.ipi_sent);
+                        self.counters.count(Counter::IpiSent);
                         self.queue.push(self.now + ipi, Event::Resched { cpu });
                     } else {
                         self.resched_local(cpu);
