@@ -422,12 +422,7 @@ fn assert_circles(src: &Path, known: &[&[&str]]) {
 
 #[test]
 fn no_import_circle_in_the_core() {
-    // The engine's parts are methods of one `Sim` spread over files; they
-    // go when its state is split into parts (issue 36, item 2).
-    assert_circles(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &[&["engine", "engine::cpu", "engine::sync", "engine::task"]],
-    );
+    assert_circles(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &[]);
 }
 
 #[test]

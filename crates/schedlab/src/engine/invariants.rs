@@ -83,7 +83,7 @@ impl Sim {
                     cpu.wake_pending
                 ));
             }
-            let busy = self.siblings[c]
+            let busy = self.occupancy.siblings[c]
                 .iter()
                 .filter(|&&s| self.cpus[s].seg.is_some())
                 .count();
@@ -123,7 +123,7 @@ impl Sim {
                 }
             }
         }
-        for (m, mx) in self.mutexes.iter().enumerate() {
+        for (m, mx) in self.sync.mutexes.iter().enumerate() {
             for &t in &mx.waiters {
                 places[t] += 1;
                 if self.tasks[t].state != TaskState::Blocked(Wait::Lock(m)) {
@@ -137,6 +137,7 @@ impl Sim {
         // Cond and barrier waiters are listed from their arrival: asleep
         // (counted here) or still entering the wait (on a CPU).
         let lists = self
+            .sync
             .conds
             .iter()
             .enumerate()
@@ -146,7 +147,7 @@ impl Sim {
                     cv.waiters.iter().copied().collect::<Vec<_>>(),
                 )
             })
-            .chain(self.barriers.iter().enumerate().map(|(b, br)| {
+            .chain(self.sync.barriers.iter().enumerate().map(|(b, br)| {
                 (
                     Wait::Barrier(b),
                     br.waiting.iter().chain(&br.releasing).copied().collect(),
@@ -228,7 +229,7 @@ mod tests {
         let busy_cpu = (0..sim.cpus.len())
             .find(|&c| sim.cpus[c].seg.is_some())
             .expect("some CPU runs a segment");
-        sim.core_busy[sim.core_of[busy_cpu]] += 1;
+        sim.occupancy.core_busy[sim.occupancy.core_of[busy_cpu]] += 1;
         let err = sim.check_all().unwrap_err();
         assert!(err.contains("busy threads"), "{err}");
     }

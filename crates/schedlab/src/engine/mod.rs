@@ -9,14 +9,23 @@
 //! scheduler its view of the machine. Placement, balancing and preemption
 //! are decided by [`crate::sched`], never here.
 
+mod channel;
 mod cpu;
+mod futex;
+mod idle;
+mod interp;
 mod invariants;
+mod occupancy;
 mod pipe;
 pub mod queue;
 mod sched_env;
+mod schedule;
+mod segment;
 pub mod stats;
 mod sync;
 mod task;
+mod transfer;
+mod wake;
 
 use crate::cost::CostModel;
 use crate::counters::{Cause, Counter};
@@ -33,8 +42,9 @@ use queue::{Event, EventQueue};
 use stats::{Counters, CpuTime, MarkStats, TraceEvent, TraceWindow};
 use std::collections::BTreeMap;
 
+pub use channel::ChannelStats;
 pub use cpu::{Acct, CpuState};
-pub use task::{ChannelStats, TaskState, Wait};
+pub use task::{TaskState, Wait};
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -131,41 +141,16 @@ pub struct Sim {
     /// loop need not scan every task after each event.
     pub(crate) tasks_alive: usize,
     pub(crate) ents: Vec<Entity>,
-    chans: Vec<task::Channel>,
-    mutexes: Vec<sync::Mutex>,
-    conds: Vec<sync::Cond>,
-    barriers: Vec<sync::Barrier>,
+    chans: Vec<channel::Channel>,
+    /// The pthread objects: mutexes, condition variables, barriers.
+    sync: sync::SyncObjects,
     workload: Workload,
-    /// SMT siblings of each CPU (itself included).
-    siblings: Vec<Vec<usize>>,
-    /// Each CPU's core, numbered by its lowest thread (an index into
-    /// `core_busy`).
-    core_of: Vec<usize>,
-    /// Threads running a segment, per core (see `core_of`).
-    core_busy: Vec<u32>,
-    /// Each node's CPUs.
-    node_cpus: Vec<Vec<usize>>,
-    /// Copies in flight on each node's CPUs (sharing its memory
-    /// bandwidth), in 1/1024: a segment that copies for part of its work
-    /// counts as that part of a copy.
-    copies: Vec<u64>,
-    /// Each node's copying speed (work per ns x WORK_SCALE) from its
-    /// memory bandwidth: WORK_SCALE while the copies fit in it.
-    copy_cap: Vec<u64>,
-    /// Per LLC, the working sets (KiB) of the tasks whose data it holds
-    /// (their warm CPU is one of its CPUs).
-    llc_ws_kib: Vec<u64>,
-    /// Per LLC, the bytes buffered in channels whose last reader or last
-    /// writer ran on one of its CPUs.
-    llc_buf_bytes: Vec<u64>,
-    /// Scratch: the copying segments of a node (share, thread speed).
-    copy_segs: Vec<(u64, u64)>,
+    /// What the speed of a CPU's work depends on besides the CPU: busy SMT
+    /// siblings, copies sharing a node's bandwidth, what each LLC holds.
+    occupancy: occupancy::Occupancy,
     counters: Counters,
     marks: Vec<MarkStats>,
-    trace_window: Option<TraceWindow>,
-    /// When the trace window opened (it may wait for a wakeup).
-    trace_opened_ns: Option<u64>,
-    trace: Vec<TraceEvent>,
+    trace: stats::TraceRecorder,
     events: u64,
     seed: u64,
     end_ns: u64,
@@ -198,16 +183,7 @@ impl Sim {
         };
         let n = topo.ncpus();
         let counters = Counters::new(topo.costs.cstates.iter().map(|s| s.name.clone()));
-        let siblings: Vec<Vec<usize>> =
-            (0..n).map(|c| topo.core_span(c).iter().collect()).collect();
-        let core_of = siblings.iter().map(|s| s[0]).collect();
-        let mut node_cpus = vec![Vec::new(); topo.nnodes()];
-        for (c, info) in topo.cpus.iter().enumerate() {
-            node_cpus[info.node].push(c);
-        }
-        let copies = vec![0; node_cpus.len()];
-        let topo_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(0);
-        let copy_cap = vec![crate::cost::WORK_SCALE; node_cpus.len()];
+        let occupancy = occupancy::Occupancy::new(&topo);
         let sched = SchedState::new(&topo, &domains, &cfg.policy, 0);
         let mut sim = Sim {
             now: 0,
@@ -232,26 +208,11 @@ impl Sim {
                 .workload
                 .channels
                 .iter()
-                .map(task::Channel::new)
+                .map(channel::Channel::new)
                 .collect(),
-            mutexes: vec![sync::Mutex::default(); cfg.workload.mutexes.len()],
-            conds: vec![sync::Cond::default(); cfg.workload.conds.len()],
-            barriers: cfg
-                .workload
-                .barrier_users
-                .iter()
-                .map(|&users| sync::Barrier::new(users))
-                .collect(),
+            sync: sync::SyncObjects::new(&cfg.workload),
             workload: cfg.workload.clone(),
-            siblings,
-            core_of,
-            core_busy: vec![0; n],
-            node_cpus,
-            copies,
-            copy_cap,
-            copy_segs: Vec::new(),
-            llc_ws_kib: vec![0; topo_llcs],
-            llc_buf_bytes: vec![0; topo_llcs],
+            occupancy,
             counters,
             marks: cfg
                 .workload
@@ -259,13 +220,11 @@ impl Sim {
                 .iter()
                 .map(|l| MarkStats::new(l))
                 .collect(),
-            trace_window: cfg.trace.map(|w| TraceWindow {
+            trace: stats::TraceRecorder::new(cfg.trace.map(|w| TraceWindow {
                 start_ns: cfg.start_ns + w.start_ns,
                 end_ns: cfg.start_ns + w.end_ns,
                 ..w
-            }),
-            trace_opened_ns: None,
-            trace: Vec::new(),
+            })),
             events: 0,
             seed: cfg.seed,
             end_ns,
@@ -455,8 +414,8 @@ impl Sim {
                 .collect(),
             channels: self.chans.iter().map(|c| c.stats).collect(),
             measure_from_ns: self.measure_from_ns,
-            trace: self.trace,
-            trace_start_ns: self.trace_opened_ns,
+            trace_start_ns: self.trace.opened_ns(),
+            trace: self.trace.into_events(),
         }
     }
 
@@ -507,22 +466,7 @@ impl Sim {
     }
 
     fn trace_event(&mut self, ev: TraceEvent) {
-        let Some(w) = self.trace_window else {
-            return;
-        };
-        if self.now < w.start_ns || self.trace.len() >= w.max_events {
-            return;
-        }
-        let opened = match self.trace_opened_ns {
-            Some(t) => t,
-            None if !w.from_first_wakeup => w.start_ns,
-            None if matches!(ev, TraceEvent::Wakeup { .. }) => self.now,
-            None => return,
-        };
-        self.trace_opened_ns = Some(opened);
-        if self.now - opened < w.end_ns - w.start_ns {
-            self.trace.push(ev);
-        }
+        self.trace.record(self.now, ev);
     }
 
     pub(crate) fn allowed(&self, task: usize) -> &CpuSet {

@@ -476,6 +476,55 @@ pub struct TraceWindow {
     pub from_first_wakeup: bool,
 }
 
+/// The trace a run records: the events inside its window, which opens at
+/// its start or at the first wakeup after it, up to a maximum count.
+#[derive(Debug, Clone, Default)]
+pub struct TraceRecorder {
+    window: Option<TraceWindow>,
+    /// When the window opened (it may wait for a wakeup).
+    opened_ns: Option<u64>,
+    events: Vec<TraceEvent>,
+}
+
+impl TraceRecorder {
+    /// Records nothing without a window.
+    pub fn new(window: Option<TraceWindow>) -> Self {
+        TraceRecorder {
+            window,
+            opened_ns: None,
+            events: Vec::new(),
+        }
+    }
+
+    /// Keeps `ev`, which happened at `now`, if it falls in the window.
+    pub fn record(&mut self, now: u64, ev: TraceEvent) {
+        let Some(w) = self.window else {
+            return;
+        };
+        if now < w.start_ns || self.events.len() >= w.max_events {
+            return;
+        }
+        let opened = match self.opened_ns {
+            Some(t) => t,
+            None if !w.from_first_wakeup => w.start_ns,
+            None if matches!(ev, TraceEvent::Wakeup { .. }) => now,
+            None => return,
+        };
+        self.opened_ns = Some(opened);
+        if now - opened < w.end_ns - w.start_ns {
+            self.events.push(ev);
+        }
+    }
+
+    pub fn opened_ns(&self) -> Option<u64> {
+        self.opened_ns
+    }
+
+    pub fn into_events(self) -> Vec<TraceEvent> {
+        self.events
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,265 @@
+//! The pthread objects rt-app uses, as glibc builds them on futexes, and
+//! memory writes.
+//!
+//! - A mutex is a word in user memory. Taking a free one, or releasing one
+//!   nobody waits for, is one atomic on its cache line: no system call, no
+//!   wakeup ([`crate::cost::CostModel::atomic`]). A task that finds it taken
+//!   enters futex wait (a system call) and sleeps; an unlock that finds
+//!   waiters calls futex wake, which wakes one through the scheduler's
+//!   wakeup path (try_to_wake_up: select_task_rq, enqueue, preemption
+//!   check). The woken task retries the atomic in user space and may find
+//!   the mutex taken again (glibc's mutexes are not handed over).
+//! - A condition variable's wait registers the task, releases the mutex
+//!   (waking one of its waiters, if any), and sleeps in futex wait; a
+//!   signal or broadcast that finds no waiter is an atomic only, and is
+//!   lost. A waiter signalled while still entering its futex wait does not
+//!   sleep. Woken, it takes the mutex again (a `lock` follows).
+//! - A barrier: the arrivals before the last enter futex wait; the last
+//!   calls futex wake for all of them and goes on.
+
+use super::cpu::SegKind;
+use super::sync::Spin;
+use super::task::{Pending, TaskState, Wait};
+use super::Sim;
+use crate::cost::{CostModel, WORK_SCALE};
+use crate::counters::Counter;
+use crate::topology::Topology;
+use rand_core::RngCore;
+use std::collections::VecDeque;
+
+impl Sim {
+    pub(super) fn note_futex_wait(&mut self) {
+        self.counters.count(Counter::FutexWait);
+    }
+
+    pub(super) fn note_futex_wake(&mut self) {
+        self.counters.count(Counter::FutexWake);
+    }
+
+    /// `lock`: takes the mutex if free, else futex-waits for it.
+    pub(super) fn lock(&mut self, cpu: usize, task: usize, m: usize) {
+        if self.sync.mutexes[m].owner.is_none() {
+            self.sync.mutexes[m].owner = Some(task);
+            let cost = atomic_on(
+                &self.cost,
+                &self.topo,
+                &mut self.sync.mutexes[m].last_cpu,
+                cpu,
+            );
+            // Back from a futex wait that found the value changed, or in
+            // user space all along.
+            let kind = if std::mem::take(&mut self.tasks[task].in_syscall) {
+                SegKind::Kernel
+            } else {
+                SegKind::User
+            };
+            self.tasks[task].pc += 1;
+            self.start_segment(cpu, kind, cost, Pending::None);
+        } else {
+            self.wait_or_enter(cpu, task, Wait::Lock(m));
+        }
+    }
+
+    /// `spin_lock`, as InnoDB's TTASEventMutex::enter (MySQL 8.0): takes
+    /// the mutex if free; else, in user space, spins a round (ut_delay of
+    /// a random 0..max_delay units of PAUSEs, then a look at the lock
+    /// word) and tries again, up to `rounds` rounds; then the futex wait of
+    /// `lock` (sync_array_wait_event). Woken, it spins again. The spin's
+    /// time is user time on the CPU, counted in `spin.ns`.
+    pub(super) fn spin_lock(&mut self, cpu: usize, task: usize, m: usize, spin: Spin) {
+        let t = &self.tasks[task];
+        if self.sync.mutexes[m].owner.is_none() {
+            if t.spins > 0 {
+                self.counters.count(Counter::SpinAcquired);
+            }
+            self.tasks[task].spins = 0;
+            self.lock(cpu, task, m);
+        } else if !t.in_syscall && t.spins < spin.rounds {
+            self.tasks[task].spins += 1;
+            // The MySQL manual: an integer from 0 up to but not including
+            // innodb_spin_wait_delay, times the pause multiplier.
+            let units = if spin.max_delay == 0 {
+                0
+            } else {
+                self.tasks[task].rng.next_u64() % spin.max_delay
+            };
+            // At least the look at the lock word: a load from L1.
+            let ns = self.cost.pauses(units * spin.pauses_per_delay).max(1);
+            self.counters.count(Counter::SpinRounds);
+            self.counters.add(Counter::SpinNs, ns);
+            self.start_segment(cpu, SegKind::User, ns, Pending::None);
+        } else {
+            if !t.in_syscall {
+                self.counters.count(Counter::SpinSlept);
+            }
+            self.tasks[task].wake_all = spin.wake_all;
+            self.wait_or_enter(cpu, task, Wait::Lock(m));
+        }
+    }
+
+    /// `unlock`: releases the mutex; a futex wake if anyone waits.
+    pub(super) fn unlock(&mut self, cpu: usize, m: usize) {
+        self.sync.mutexes[m].owner = None;
+        let cost = atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.sync.mutexes[m].last_cpu,
+            cpu,
+        );
+        if self.sync.mutexes[m].waiters.is_empty() {
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            self.note_futex_wake();
+            let cost = cost + self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::WakeMutex(m));
+        }
+    }
+
+    /// The waiters an unlock's futex wake takes: the oldest; if it sleeps
+    /// in a `spin_lock` with `wake_all` (InnoDB's event), every such sleeper.
+    pub(super) fn pop_mutex_waiters(&mut self, m: usize) -> Vec<usize> {
+        let Some(first) = self.sync.mutexes[m].waiters.pop_front() else {
+            return Vec::new();
+        };
+        let mut woken = vec![first];
+        if self.tasks[first].wake_all {
+            let tasks = &self.tasks;
+            let (all, rest): (VecDeque<usize>, VecDeque<usize>) = self.sync.mutexes[m]
+                .waiters
+                .iter()
+                .partition(|&&w| tasks[w].wake_all);
+            self.sync.mutexes[m].waiters = rest;
+            woken.extend(all);
+        }
+        woken
+    }
+
+    /// `cond_wait`: registers on the condition variable, releases the
+    /// mutex (waking one of its waiters), and futex-waits.
+    pub(super) fn cond_wait(&mut self, cpu: usize, task: usize, cond: usize, mutex: usize) {
+        debug_assert_eq!(self.sync.mutexes[mutex].owner, Some(task));
+        self.sync.conds[cond].waiters.push_back(task);
+        self.tasks[task].released = false;
+        let mut cost = atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.sync.conds[cond].last_cpu,
+            cpu,
+        );
+        self.sync.mutexes[mutex].owner = None;
+        cost += atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.sync.mutexes[mutex].last_cpu,
+            cpu,
+        );
+        let wait = Wait::Cond(cond);
+        let pending = if self.sync.mutexes[mutex].waiters.is_empty() {
+            Pending::Park(wait)
+        } else {
+            self.note_futex_wake();
+            cost += self.cost.syscall();
+            Pending::WakeMutexThenPark { mutex, wait }
+        };
+        // The futex wait's entry.
+        cost += self.cost.syscall();
+        self.start_segment(cpu, SegKind::Kernel, cost, pending);
+    }
+
+    /// `signal` / `broadcast`: an atomic if nobody waits (the signal is
+    /// lost), else a futex wake.
+    pub(super) fn signal(&mut self, cpu: usize, cond: usize, all: bool) {
+        let cost = atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.sync.conds[cond].last_cpu,
+            cpu,
+        );
+        if self.sync.conds[cond].waiters.is_empty() {
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            self.note_futex_wake();
+            let cost = cost + self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Signal { cond, all });
+        }
+    }
+
+    /// The waiters a signal (one) or broadcast (all) takes: those asleep
+    /// are returned to be woken; those still entering are marked released.
+    pub(super) fn take_cond_waiters(&mut self, cond: usize, all: bool) -> Vec<usize> {
+        let n = if all {
+            self.sync.conds[cond].waiters.len()
+        } else {
+            1.min(self.sync.conds[cond].waiters.len())
+        };
+        let taken: Vec<usize> = self.sync.conds[cond].waiters.drain(..n).collect();
+        self.asleep_or_released(taken, Wait::Cond(cond))
+    }
+
+    pub(super) fn asleep_or_released(&mut self, tasks: Vec<usize>, wait: Wait) -> Vec<usize> {
+        let mut asleep = Vec::new();
+        for t in tasks {
+            if self.tasks[t].state == TaskState::Blocked(wait) {
+                asleep.push(t);
+            } else {
+                self.tasks[t].released = true;
+            }
+        }
+        asleep
+    }
+
+    /// `barrier`: the last of its users to arrive releases the others.
+    pub(super) fn barrier(&mut self, cpu: usize, task: usize, b: usize) {
+        let mut cost = atomic_on(
+            &self.cost,
+            &self.topo,
+            &mut self.sync.barriers[b].last_cpu,
+            cpu,
+        );
+        let br = &mut self.sync.barriers[b];
+        if br.waiting.len() + 1 >= br.users {
+            let waiters = std::mem::take(&mut br.waiting);
+            if waiters.is_empty() {
+                self.start_segment(cpu, SegKind::User, cost, Pending::None);
+                return;
+            }
+            br.releasing.extend(waiters);
+            self.note_futex_wake();
+            cost += self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::ReleaseBarrier(b));
+        } else {
+            br.waiting.push(task);
+            self.tasks[task].released = false;
+            cost += self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Barrier(b)));
+        }
+    }
+
+    pub(super) fn take_barrier_waiters(&mut self, b: usize) -> Vec<usize> {
+        let taken = std::mem::take(&mut self.sync.barriers[b].releasing);
+        self.asleep_or_released(taken, Wait::Barrier(b))
+    }
+
+    /// `mem`: writes `bytes` of a `buffer`-byte buffer at the core's
+    /// copying speed; the part of the buffer (with what the LLC already
+    /// holds) that overflows the LLC is memory traffic, sharing the node's
+    /// bandwidth like a copy.
+    pub(super) fn start_mem(&mut self, cpu: usize, task: usize, bytes: u64, buffer: u64) {
+        let ns = self.cost.copy(bytes).max(1);
+        let llc = self.topo.cpus[cpu].llc;
+        let held = self.occupancy.llc_ws_kib[llc] as u128 * 1024
+            + self.occupancy.llc_buf_bytes[llc] as u128
+            + buffer as u128;
+        let share = self.cost.llc_overflow(held);
+        self.tasks[task].mem_share = Some(share);
+        self.start_work(cpu, SegKind::User, ns * WORK_SCALE, share, Pending::MemDone);
+    }
+}
+
+/// An atomic on a line last written by `last` (which becomes `cpu`): a
+/// function of the fields it needs, so callers pass an object's `last_cpu`
+/// in place.
+fn atomic_on(cost: &CostModel, topo: &Topology, last: &mut Option<usize>, cpu: usize) -> u64 {
+    let from = last.replace(cpu);
+    cost.atomic(topo, from, cpu)
+}

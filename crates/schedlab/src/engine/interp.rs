@@ -1,0 +1,513 @@
+//! The task-language interpreter: starting a task, running its program
+//! instruction by instruction (`advance`), and what happens when a
+//! segment ends (`apply_pending`): channel transfers, sleeps, forks,
+//! exits.
+
+use super::cpu::SegKind;
+use super::stats::{LatencyHist, TraceEvent};
+use super::task::{Pending, Task, TaskState, Wait};
+use super::{Event, Sim};
+use crate::counters::{Counter, Reason};
+use crate::cpuset::CpuSet;
+use crate::error::Result;
+use crate::limits;
+use crate::sched::cfs::{weight_of_nice, Entity};
+use crate::sched::wakeup::{self, WakeKind};
+use crate::sched::{note_nr_running, TaskSched};
+use crate::seed::splitmix64;
+use crate::workload::program::{Insn, Time};
+use rand_core::RngCore;
+use rand_pcg::Pcg32;
+
+/// What an instruction left the task doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flow {
+    /// Nothing that takes time: the next instruction runs at once.
+    Next,
+    /// A segment started, or the task blocked or exited.
+    Yield,
+}
+
+impl Sim {
+    /// Creates a task from template `tpl`: an initial task (parent None) or
+    /// a fork child of `parent`, placed by the fork path and made runnable.
+    pub(crate) fn start_task(&mut self, tpl: usize, parent: Option<usize>) -> Result<usize> {
+        let id = self.tasks.len();
+        limits::TASKS.check("tasks alive in the run", id as u64 + 1)?;
+        let t = &self.workload.templates[tpl];
+        let n = self.topo.ncpus();
+        let affinity = t.affinity.unwrap_or_else(|| CpuSet::first_n(n));
+        let weight = weight_of_nice(t.nice);
+        let parent_cpu = parent.map_or(0, |p| self.tasks[p].cpu);
+        self.tasks_alive += 1;
+        self.affinity.push(affinity);
+        self.tasks.push(Task {
+            name: t.name.clone(),
+            template: tpl,
+            pc: 0,
+            loops: Vec::new(),
+            state: TaskState::Blocked(Wait::Timer),
+            cpu: parent_cpu,
+            warm_cpu: None,
+            // Each initial task or child is a process of its own unless the
+            // workload groups them.
+            process: t.process.unwrap_or(1_000_000 + id as u32),
+            working_set_kib: t.working_set_kib,
+            pending: Pending::None,
+            compute_left: 0,
+            in_syscall: false,
+            timer_gen: 0,
+            rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
+            last_marks: vec![u64::MAX; self.workload.labels.len()],
+            exited_ns: None,
+            woken_ns: None,
+            wakeup_latency: LatencyHist::default(),
+            timer_latency: LatencyHist::default(),
+            lap_from_ns: self.now,
+            last_read: 0,
+            read_blocked: false,
+            started_ns: self.now,
+            timers: vec![None; t.timer_slots],
+            activation_ns: self.now,
+            in_timer: false,
+            sched: TaskSched {
+                wakee_flip_decay_ns: self.now,
+                recent_used_cpu: parent_cpu,
+                ..TaskSched::default()
+            },
+            acks_owed: Vec::new(),
+            runtime_until: None,
+            mem_share: None,
+            released: false,
+            spins: 0,
+            wake_all: false,
+        });
+        self.ents.push(Entity::new(weight, self.now));
+        let placed = match self.workload.templates[tpl].start_cpu {
+            Some(cpu) => wakeup::Placement::new(cpu, Reason::StartCpu),
+            None => wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork),
+        };
+        let (cpu, reason) = (placed.cpu, placed.reason);
+        self.tasks[id].cpu = cpu;
+        self.tasks[id].sched.recent_used_cpu = cpu;
+        self.counters.count(Counter::Forks);
+        self.count_placement(&placed, parent_cpu);
+        if cpu != parent_cpu {
+            self.trace_event(TraceEvent::Migrate {
+                t: self.now,
+                task: id,
+                from: parent_cpu,
+                to: cpu,
+                reason,
+            });
+        }
+        // wake_up_new_task: initial load, fork placement, enqueue, preemption check.
+        self.touch_rq(cpu);
+        let pelt = crate::sched::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
+        self.ents[id].pelt = pelt;
+        self.cpus[cpu].rq.pelt.attach(&pelt, weight);
+        self.cpus[cpu]
+            .rq
+            .place(id, &mut self.ents, true, &self.policy);
+        self.cpus[cpu].rq.enqueue(id, &mut self.ents);
+        self.note_idle(cpu);
+        note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
+        self.tasks[id].state = TaskState::Queued(cpu);
+        let remote = parent.is_some() && parent_cpu != cpu;
+        self.notify_enqueued(cpu, id, remote.then_some(parent_cpu), false);
+        Ok(id)
+    }
+
+    pub(super) fn sample(&mut self, task: usize, t: Time) -> u64 {
+        if t.jitter_pct == 0 {
+            return t.ns;
+        }
+        let span = t.ns * t.jitter_pct as u64 / 100;
+        let lo = t.ns - span;
+        lo + self.tasks[task].rng.next_u64() % (2 * span + 1)
+    }
+
+    /// The current task of `cpu` carries on: a preempted compute first, then its program.
+    pub(crate) fn resume(&mut self, cpu: usize) {
+        let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
+        let left = std::mem::take(&mut self.tasks[task].compute_left);
+        if let Some(until) = self.tasks[task].runtime_until {
+            // `runtime` ends at a wall time: time away from the CPU counted.
+            if until > self.now {
+                self.start_segment(cpu, SegKind::User, until - self.now, Pending::RuntimeDone);
+                return;
+            }
+            self.tasks[task].runtime_until = None;
+        } else if left > 0 {
+            let (share, pending) = match self.tasks[task].mem_share {
+                Some(share) => (share, Pending::MemDone),
+                None => (0, Pending::None),
+            };
+            self.start_work(cpu, SegKind::User, left, share, pending);
+            return;
+        }
+        self.advance(cpu, task);
+    }
+
+    /// Channel `chan`'s buffered bytes or its reader's or writer's LLC
+    /// changed: what it adds to each LLC's buffered bytes follows.
+    pub(super) fn recharge_llcs(&mut self, chan: usize) {
+        let ch = &mut self.chans[chan];
+        let (old, old_llcs) = ch.charged;
+        let llcs = [
+            ch.writer_llc,
+            ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
+        ];
+        if llcs == old_llcs {
+            // The usual case: only the bytes changed.
+            for l in llcs.into_iter().flatten() {
+                self.occupancy.llc_buf_bytes[l] = self.occupancy.llc_buf_bytes[l] - old + ch.used;
+            }
+            ch.charged.0 = ch.used;
+            return;
+        }
+        for l in old_llcs.into_iter().flatten() {
+            self.occupancy.llc_buf_bytes[l] -= old;
+        }
+        for l in llcs.into_iter().flatten() {
+            self.occupancy.llc_buf_bytes[l] += ch.used;
+        }
+        ch.charged = (ch.used, llcs);
+    }
+
+    /// Interprets the program until an instruction takes time or blocks.
+    /// Runs `task`'s program on `cpu` from its pc: instructions that take
+    /// no time (loops, marks, a timer already due, a TCP write that an ACK
+    /// makes room for) follow each other at once; the first that starts a
+    /// segment or blocks ends the step.
+    pub(super) fn advance(&mut self, cpu: usize, task: usize) {
+        loop {
+            let tpl = self.tasks[task].template;
+            let pc = self.tasks[task].pc;
+            let Some(&insn) = self.workload.templates[tpl].code.get(pc) else {
+                self.exit_task(cpu, task);
+                return;
+            };
+            if self.step(cpu, task, insn) == Flow::Yield {
+                return;
+            }
+        }
+    }
+
+    /// One instruction.
+    fn step(&mut self, cpu: usize, task: usize, insn: Insn) -> Flow {
+        match insn {
+            Insn::Compute(t) => {
+                self.tasks[task].pc += 1;
+                let ns = self.sample(task, t);
+                self.start_segment(cpu, SegKind::User, ns, Pending::None);
+            }
+            Insn::Write { chan, bytes, echo } => {
+                return self.write_insn(cpu, task, chan, bytes, echo)
+            }
+            Insn::Read { chan, bytes } => self.read_insn(cpu, task, chan, bytes),
+            Insn::Sleep(t) => {
+                self.tasks[task].pc += 1;
+                let ns = self.sample(task, t);
+                let cost = self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+            }
+            Insn::LoopStart { count } => {
+                let t = &mut self.tasks[task];
+                t.loops.push(count);
+                t.pc += 1;
+                return Flow::Next;
+            }
+            Insn::LoopEnd { body } => {
+                let t = &mut self.tasks[task];
+                let top = t.loops.last_mut().expect("compiled loops are balanced");
+                *top -= 1;
+                if *top > 0 {
+                    t.pc = body;
+                } else {
+                    t.loops.pop();
+                    t.pc += 1;
+                }
+                return Flow::Next;
+            }
+            Insn::Mark(label) => {
+                self.mark_insn(task, label);
+                return Flow::Next;
+            }
+            Insn::Timer {
+                period_ns,
+                slot,
+                relative,
+                slack,
+                run,
+            } => return self.timer_insn(cpu, task, period_ns, slot, relative, slack, run),
+            Insn::Lap(label) => {
+                let now = self.now;
+                let from = self.tasks[task].lap_from_ns;
+                if from >= self.measure_from_ns {
+                    self.marks[label].record(now, task, Some(now - from));
+                }
+                self.tasks[task].pc += 1;
+                return Flow::Next;
+            }
+            Insn::Fork(child) => {
+                self.tasks[task].pc += 1;
+                let cost = self.cost.fork();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Fork(child));
+            }
+            Insn::Runtime(t) => {
+                self.tasks[task].pc += 1;
+                let ns = self.sample(task, t);
+                self.tasks[task].runtime_until = Some(self.now + ns);
+                self.start_segment(cpu, SegKind::User, ns, Pending::RuntimeDone);
+            }
+            Insn::Mem { bytes, buffer } => {
+                self.tasks[task].pc += 1;
+                self.start_mem(cpu, task, bytes, buffer);
+            }
+            Insn::Lock(m) => self.lock(cpu, task, m),
+            Insn::SpinLock {
+                mutex,
+                rounds,
+                max_delay,
+                pauses_per_delay,
+                wake_all,
+            } => {
+                let spin = super::sync::Spin {
+                    rounds: rounds as u32,
+                    max_delay: max_delay as u64,
+                    pauses_per_delay: pauses_per_delay as u64,
+                    wake_all,
+                };
+                self.spin_lock(cpu, task, mutex as usize, spin);
+            }
+            Insn::Unlock(m) => {
+                self.tasks[task].pc += 1;
+                self.unlock(cpu, m);
+            }
+            Insn::CondWait { cond, mutex } => {
+                self.tasks[task].pc += 1;
+                self.cond_wait(cpu, task, cond, mutex);
+            }
+            Insn::Signal { cond, all } => {
+                self.tasks[task].pc += 1;
+                self.signal(cpu, cond, all);
+            }
+            Insn::Barrier(b) => {
+                self.tasks[task].pc += 1;
+                self.barrier(cpu, task, b);
+            }
+        }
+        Flow::Yield
+    }
+
+    /// `mark`: the interval since the task's last mark of the label.
+    fn mark_insn(&mut self, task: usize, label: usize) {
+        let now = self.now;
+        let last = std::mem::replace(&mut self.tasks[task].last_marks[label], now);
+        // Marks in the warm-up only set the start of the next interval.
+        if now >= self.measure_from_ns {
+            let interval = (last != u64::MAX).then(|| now - last);
+            self.marks[label].record(now, task, interval);
+        }
+        self.tasks[task].pc += 1;
+    }
+
+    /// `timer`: the end of the period of timer `slot`; sleeps until it
+    /// unless it has passed, recording the activation and its slack.
+    #[allow(clippy::too_many_arguments)]
+    fn timer_insn(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        period_ns: u64,
+        slot: usize,
+        relative: bool,
+        slack: Option<u32>,
+        run: Option<u32>,
+    ) -> Flow {
+        let now = self.now;
+        let t = &mut self.tasks[task];
+        t.pc += 1;
+        let activation = std::mem::replace(&mut t.activation_ns, now);
+        let end = t.timers[slot].unwrap_or(t.started_ns + period_ns);
+        let left = end.saturating_sub(now);
+        t.timers[slot] = Some(if left == 0 && relative {
+            now + period_ns
+        } else {
+            end + period_ns
+        });
+        if let Some(label) = run {
+            if activation >= self.measure_from_ns {
+                self.marks[label as usize].record(now, task, Some(now - activation));
+            }
+        }
+        if let Some(label) = slack {
+            let label = label as usize;
+            if now >= self.measure_from_ns {
+                self.marks[label].record(now, task, Some(left));
+                // rt-app logs an overrun as negative slack.
+                if now > end {
+                    self.marks[label].record_overrun(now - end);
+                }
+            }
+        }
+        if left > 0 {
+            // clock_nanosleep to the period's end: the wakeup
+            // comes at `end` (or after the entry, if that is later).
+            self.tasks[task].in_timer = true;
+            let cost = self.cost.syscall();
+            let ns = left.saturating_sub(cost);
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+            return Flow::Yield;
+        }
+        Flow::Next
+    }
+
+    /// The syscall entry cost, unless the task is resuming a blocked call.
+    pub(super) fn syscall_entry(&mut self, task: usize) -> u64 {
+        if std::mem::take(&mut self.tasks[task].in_syscall) {
+            0
+        } else {
+            self.cost.syscall()
+        }
+    }
+
+    /// A read or write that cannot proceed: enter the syscall (paying its
+    /// entry), then sleep if it still cannot.
+    pub(super) fn wait_or_enter(&mut self, cpu: usize, task: usize, wait: Wait) {
+        if self.tasks[task].in_syscall {
+            self.block(cpu, task, wait);
+        } else {
+            self.tasks[task].in_syscall = true;
+            let cost = self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Recheck);
+        }
+    }
+
+    /// What happens when a segment of `task` on `cpu` ends: one named step
+    /// per kind of `Pending`.
+    pub(crate) fn apply_pending(&mut self, cpu: usize, task: usize, pending: Pending) {
+        match pending {
+            Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
+            Pending::IrqReturn => self.irq_return(cpu, task),
+            Pending::SwitchIn => self.switched_in(cpu, task),
+            Pending::Deposit {
+                chan,
+                bytes,
+                next_writer,
+            } => self.deposit(cpu, task, chan, bytes, next_writer),
+            Pending::NetRx { chan, bytes } => self.net_rx(cpu, chan, bytes),
+            Pending::AckRx { chan, bytes } => self.ack_rx(cpu, chan, bytes),
+            Pending::Acked { chan, bytes } => self.acked(cpu, chan, bytes),
+            Pending::Drained { chan, all } => self.drained(cpu, chan, all),
+            Pending::Sleep(ns) => {
+                self.block(cpu, task, Wait::Timer);
+                let gen = self.tasks[task].timer_gen;
+                self.queue.push(self.now + ns, Event::Timer { task, gen });
+            }
+            Pending::Fork(child) => {
+                // A run that would exceed the task limit stops forking.
+                let _ = self.start_task(child, Some(task));
+                self.continue_or_preempt(cpu);
+            }
+            Pending::RuntimeDone => {
+                self.tasks[task].runtime_until = None;
+                self.continue_or_preempt(cpu);
+            }
+            Pending::MemDone => {
+                self.tasks[task].mem_share = None;
+                self.continue_or_preempt(cpu);
+            }
+            Pending::WakeMutex(m) => {
+                let w = self.pop_mutex_waiters(m);
+                self.wake_then(cpu, task, w, Pending::None);
+            }
+            Pending::WakeMutexThenPark { mutex, wait } => {
+                let w = self.pop_mutex_waiters(mutex);
+                self.wake_then(cpu, task, w, Pending::Park(wait));
+            }
+            Pending::Park(wait) => {
+                if std::mem::take(&mut self.tasks[task].released) {
+                    self.continue_or_preempt(cpu);
+                } else {
+                    self.block(cpu, task, wait);
+                }
+            }
+            Pending::Signal { cond, all } => {
+                let woken = self.take_cond_waiters(cond, all);
+                self.wake_then(cpu, task, woken, Pending::None);
+            }
+            Pending::ReleaseBarrier(b) => {
+                let woken = self.take_barrier_waiters(b);
+                self.wake_then(cpu, task, woken, Pending::None);
+            }
+        }
+    }
+
+    /// The switch to `task` is done: its wakeup latency is recorded, and it
+    /// refills its working set if it last ran elsewhere.
+    fn switched_in(&mut self, cpu: usize, task: usize) {
+        if let Some((at, timer)) = self.tasks[task].woken_ns.take() {
+            if at >= self.measure_from_ns {
+                let t = &mut self.tasks[task];
+                let hist = if timer {
+                    &mut t.timer_latency
+                } else {
+                    &mut t.wakeup_latency
+                };
+                hist.record(self.now - at);
+            }
+            let t = &mut self.tasks[task];
+            if std::mem::take(&mut t.in_timer) {
+                // A timer instruction's wakeup begins an activation.
+                t.activation_ns = self.now;
+            }
+        }
+        let ws = self.tasks[task].working_set_kib;
+        let warm = self.tasks[task].warm_cpu.replace(cpu);
+        let refill = match warm {
+            Some(from) if ws > 0 => {
+                // Part of it may have been evicted from the LLC
+                // it was in by the other tasks' working sets there.
+                let llc = self.topo.cpus[from].llc;
+                let evicted = self.cost.evicted(self.occupancy.llc_ws_kib[llc]);
+                self.occupancy.llc_ws_kib[llc] -= ws;
+                self.cost
+                    .refill_with_eviction(&self.topo, ws, from, cpu, evicted)
+            }
+            _ => 0,
+        };
+        self.occupancy.llc_ws_kib[self.topo.cpus[cpu].llc] += ws;
+        if refill > 0 {
+            self.start_segment(cpu, SegKind::User, refill, Pending::None);
+        } else {
+            self.continue_or_preempt(cpu);
+        }
+    }
+
+    pub(super) fn exit_task(&mut self, cpu: usize, task: usize) {
+        self.touch_rq(cpu);
+        self.touch_task(task);
+        self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+        self.note_idle(cpu);
+        let rq = &mut self.cpus[cpu].rq;
+        rq.pelt
+            .detach(&self.ents[task].pelt, self.ents[task].weight);
+        self.tasks[task].state = TaskState::Exited;
+        self.tasks_alive -= 1;
+        self.tasks[task].exited_ns = Some(self.now);
+        if let Some(warm) = self.tasks[task].warm_cpu {
+            self.occupancy.llc_ws_kib[self.topo.cpus[warm].llc] -= self.tasks[task].working_set_kib;
+        }
+        self.schedule(cpu);
+    }
+
+    pub(crate) fn timer_fired(&mut self, task: usize, gen: u64) {
+        let t = &self.tasks[task];
+        if t.state == TaskState::Blocked(Wait::Timer) && t.timer_gen == gen {
+            // The timer interrupt runs on the CPU the task slept on.
+            self.try_to_wake_up(task, None, false);
+        }
+    }
+}

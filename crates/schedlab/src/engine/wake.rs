@@ -1,0 +1,480 @@
+//! Blocking and waking tasks: try_to_wake_up (placement by the
+//! scheduler, then a local enqueue, a direct remote one or a queued one by
+//! IPI), wakeup preemption, the enqueue's notifications, and the
+//! migrations the balancer asks for.
+
+use super::cpu::{CpuState, SegKind};
+use super::stats::TraceEvent;
+use super::task::{Pending, TaskState, Wait};
+use super::{Event, Sim};
+use crate::counters::{Counter, Distance, Reason};
+use crate::policy::{Feature, Picker, UtilEstRule};
+use crate::sched::load::{update_avg, Pelt, UtilEst, SCHED_CAPACITY_SCALE};
+use crate::sched::note_nr_running;
+use crate::sched::wakeup::{self, WakeKind};
+
+impl Sim {
+    /// Wakes `waiters` (each a futex wake: the waker pays for each wakeup
+    /// and its placement's scan), then goes on with `then`.
+    pub(super) fn wake_then(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        waiters: Vec<usize>,
+        then: Pending,
+    ) {
+        let mut woken = 0;
+        self.wakeup_scan_ns = 0;
+        for w in waiters {
+            if self.try_to_wake_up(w, Some(cpu), false) {
+                woken += 1;
+            }
+        }
+        if woken > 1 {
+            self.counters.count(Counter::WakeupOneToMany);
+        }
+        if woken > 0 {
+            self.counters.add(Counter::FutexWoken, woken);
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
+            self.start_segment(cpu, SegKind::Kernel, cost, then);
+        } else {
+            self.apply_pending(cpu, task, then);
+        }
+    }
+
+    /// `task` sent data on TCP channel `chan`: the segment carries the ACK
+    /// of what the task read and has not acknowledged on the connection's
+    /// other direction (a channel `chan`'s reader writes and `task` reads),
+    /// so tcp_ack in this softirq frees that window and wakes its writers
+    /// (not sync), added to `waiters`.
+    pub(super) fn piggyback_acks(
+        &mut self,
+        task: usize,
+        chan: usize,
+        waiters: &mut Vec<(usize, bool)>,
+    ) {
+        let peer = self.chans[chan].last_reader_task;
+        if peer.is_none() || self.tasks[task].acks_owed.is_empty() {
+            return;
+        }
+        let owed = std::mem::take(&mut self.tasks[task].acks_owed);
+        let mut kept = Vec::with_capacity(owed.len());
+        for r in owed {
+            let back = &mut self.chans[r];
+            if back.last_writer_task != peer || back.last_reader_task != Some(task) {
+                kept.push(r);
+                continue;
+            }
+            back.used -= std::mem::take(&mut back.unacked);
+            let writers = std::mem::take(&mut back.writers);
+            for _ in 0..writers.len() {
+                self.counters.count(Counter::TcpAckWakeup);
+            }
+            waiters.extend(writers.into_iter().map(|w| (w, false)));
+            self.recharge_llcs(r);
+        }
+        self.tasks[task].acks_owed = kept;
+    }
+
+    /// Wakes every waiter of a channel; the waker pays for each wakeup
+    /// (and its placement's idle-CPU scan) before continuing.
+    pub(super) fn wake_all(&mut self, cpu: usize, waiters: &[usize], sync: bool) {
+        self.wake_each(cpu, waiters.iter().map(|&w| (w, sync)));
+    }
+
+    /// [`Self::wake_all`] with each waiter's own sync hint.
+    pub(super) fn wake_each(
+        &mut self,
+        cpu: usize,
+        waiters: impl IntoIterator<Item = (usize, bool)>,
+    ) {
+        let mut woken = 0;
+        self.wakeup_scan_ns = 0;
+        for (w, sync) in waiters {
+            if self.try_to_wake_up(w, Some(cpu), sync) {
+                woken += 1;
+            }
+        }
+        if woken > 1 {
+            self.counters.count(Counter::WakeupOneToMany);
+        }
+        if woken > 0 {
+            // Each wakeup's work, plus the CPUs its placement scanned.
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
+        } else {
+            self.continue_or_preempt(cpu);
+        }
+    }
+
+    pub(super) fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
+        self.touch_rq(cpu);
+        // v6.12's dequeue_task_fair takes the UTIL_EST sample before the
+        // dequeue brings the task's PELT up to now; v6.5's after.
+        let early = (self.ents[task].util_est, self.ents[task].pelt);
+        let moved = self.touch_task(task);
+        // avg_overlap: how long the task ran on after it last woke another.
+        if let Some(at) = self.tasks[task].sched.last_wakeup_exec.take() {
+            let sample = self.ents[task].sum_exec_ns - at;
+            let t = &mut self.tasks[task];
+            update_avg(&mut t.sched.avg_overlap_ns, sample);
+        }
+        // Under EEVDF's DELAY_DEQUEUE the task may stay queued, delayed.
+        self.cpus[cpu]
+            .rq
+            .block_curr(task, &mut self.ents, &self.policy);
+        self.sample_util_est(task, early, moved);
+        self.note_idle(cpu);
+        self.tasks[task].state = TaskState::Blocked(wait);
+        match wait {
+            Wait::Read(c) => {
+                if self.now >= self.measure_from_ns {
+                    self.chans[c].stats.reader_blocks += 1;
+                }
+                self.chans[c].readers.push(task)
+            }
+            Wait::Write(c) => {
+                if self.now >= self.measure_from_ns {
+                    self.chans[c].stats.writer_blocks += 1;
+                }
+                self.chans[c].writers.push(task)
+            }
+            Wait::Timer => self.tasks[task].timer_gen += 1,
+            Wait::Lock(m) => {
+                self.note_futex_wait();
+                self.sync.mutexes[m].waiters.push_back(task);
+                // Woken, a spinning lock spins again before sleeping again.
+                self.tasks[task].spins = 0;
+                // Woken, it retries the atomic in user space first.
+                self.tasks[task].in_syscall = false;
+            }
+            // Already on the wait list since they arrived.
+            Wait::Cond(_) | Wait::Barrier(_) => self.note_futex_wait(),
+        }
+        self.schedule(cpu);
+    }
+
+    /// util_est_update for a task that went to sleep: its utilisation is a
+    /// sample of its size, once its estimate has left the queue's sum.
+    /// `early` is the estimate and PELT before the dequeue's update, which
+    /// moved the averages or not.
+    pub(super) fn sample_util_est(&mut self, task: usize, early: (UtilEst, Pelt), moved: bool) {
+        let rule = self.policy.era.rules().util_est;
+        if rule == UtilEstRule::Absent || !self.policy.features.has(Feature::UtilEst) {
+            return;
+        }
+        let fastup = self.policy.features.has(Feature::UtilEstFastup);
+        let e = &mut self.ents[task];
+        if rule == UtilEstRule::Ewma {
+            let (mut ue, pelt) = early;
+            ue.sample(
+                rule,
+                fastup,
+                pelt.util_avg,
+                pelt.runnable_avg,
+                SCHED_CAPACITY_SCALE,
+            );
+            // The dequeue's update came after the sample.
+            ue.unchanged &= !moved;
+            e.util_est = ue;
+        } else {
+            let (util, runnable) = (e.pelt.util_avg, e.pelt.runnable_avg);
+            e.util_est
+                .sample(rule, fastup, util, runnable, SCHED_CAPACITY_SCALE);
+        }
+    }
+
+    /// try_to_wake_up: picks a CPU for a blocked task and makes it runnable
+    /// there. `waker_cpu` None means an interrupt on the task's own CPU.
+    /// Returns false if the task was not blocked.
+    pub(crate) fn try_to_wake_up(
+        &mut self,
+        task: usize,
+        waker_cpu: Option<usize>,
+        sync: bool,
+    ) -> bool {
+        if !matches!(self.tasks[task].state, TaskState::Blocked(_)) {
+            return false;
+        }
+        let prev = self.tasks[task].cpu;
+        let this = waker_cpu.unwrap_or(prev);
+        // The kernel syncs the wakee's load and accounts the waker before deciding.
+        self.touch_task(task);
+        self.touch_rq(this);
+        self.touch_rq(prev);
+        let waker = waker_cpu.and_then(|c| self.cpus[c].rq.curr);
+        if let Some(w) = waker {
+            self.tasks[w].sched.last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
+        }
+        if sync {
+            self.counters.count(Counter::TtwuSync);
+        }
+        let timer = waker_cpu.is_none();
+        self.tasks[task].woken_ns = Some((self.now, timer));
+        if let TaskState::Blocked(Wait::Read(_)) = self.tasks[task].state {
+            self.tasks[task].lap_from_ns = self.now;
+            self.tasks[task].read_blocked = true;
+        }
+        if self.ents[task].delayed {
+            self.wake_delayed(task, this);
+            return true;
+        }
+        let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
+        let (target, reason) = (placed.cpu, placed.reason);
+        self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
+        self.count_placement(&placed, prev);
+        self.trace_event(TraceEvent::Wakeup {
+            t: self.now,
+            task,
+            waker_cpu: this,
+            target,
+            reason,
+        });
+        if target != prev {
+            self.trace_event(TraceEvent::Migrate {
+                t: self.now,
+                task,
+                from: prev,
+                to: target,
+                reason,
+            });
+        }
+        if target == this {
+            self.counters.count(Counter::TtwuLocal);
+            self.activate(task, target);
+            let preempted = self.notify_enqueued(target, task, None, sync);
+            self.count_wakeup_preempt(preempted, true);
+            return true;
+        }
+        self.counters.count(Counter::TtwuRemote);
+        if let Some(d) = self.topo.distance(this, target).cost_index() {
+            self.counters.count(Counter::TtwuRemoteAt(Distance::ALL[d]));
+        }
+        if self.wakeup_is_queued(this, target) {
+            // TTWU_QUEUE: the target enqueues it when the IPI arrives, or,
+            // idle in MWAIT, when it sees need_resched (set_nr_if_polling).
+            let delay = if self.idle_polling(target) {
+                self.counters.count(Counter::WakeIdleWithoutIpi);
+                self.cost.polling_wake(&self.topo, this, target)
+            } else {
+                self.counters.count(Counter::IpiSent);
+                self.cost.ipi_latency()
+            };
+            self.tasks[task].state = TaskState::Waking(target);
+            self.cpus[target].wake_pending += 1;
+            self.note_idle(target);
+            self.queue
+                .push(self.now + delay, Event::WakeArrive { cpu: target, task });
+        } else {
+            self.activate(task, target);
+            let preempted = self.notify_enqueued(target, task, Some(this), sync);
+            self.count_wakeup_preempt(preempted, false);
+        }
+        true
+    }
+
+    /// ttwu_runnable: a delayed task (EEVDF) is still on its queue, so it
+    /// is woken there, with no CPU selection, and may preempt.
+    pub(super) fn wake_delayed(&mut self, task: usize, this: usize) {
+        let cpu = self.tasks[task].cpu;
+        self.touch_rq(cpu);
+        self.cpus[cpu]
+            .rq
+            .requeue_delayed(task, &mut self.ents, &self.policy);
+        self.note_idle(cpu);
+        self.tasks[task].state = TaskState::Queued(cpu);
+        self.counters.count(Counter::TtwuDelayed);
+        if cpu == this {
+            self.counters.count(Counter::TtwuLocal);
+        } else {
+            self.counters.count(Counter::TtwuRemote);
+        }
+        self.trace_event(TraceEvent::Wakeup {
+            t: self.now,
+            task,
+            waker_cpu: this,
+            target: cpu,
+            reason: Reason::Delayed,
+        });
+        let preempted = self.notify_enqueued(cpu, task, (cpu != this).then_some(this), false);
+        self.count_wakeup_preempt(preempted, cpu == this);
+    }
+
+    /// Counts a wakeup that preempted the running task, by whether that was
+    /// the waker on its own CPU.
+    pub(super) fn count_wakeup_preempt(&mut self, preempted: bool, on_waker_cpu: bool) {
+        if preempted {
+            self.counters.count(if on_waker_cpu {
+                Counter::WakeupPreemptWakerCpu
+            } else {
+                Counter::WakeupPreemptOtherCpu
+            });
+        }
+    }
+
+    /// Whether a remote wakeup goes through the target's wake list and an
+    /// IPI rather than a direct enqueue (TTWU_QUEUE; not in 2.6.2x).
+    /// Whether `cpu` is idle in a state it leaves when a waker writes its
+    /// flags word (MWAIT), so that waking it takes no IPI.
+    pub(super) fn idle_polling(&self, cpu: usize) -> bool {
+        self.cpus[cpu].state == CpuState::Idle && self.cost.idle_polls(self.cpus[cpu].cstate)
+    }
+
+    pub(super) fn wakeup_is_queued(&self, this: usize, target: usize) -> bool {
+        if !self.policy.features.has(Feature::TtwuQueue) {
+            return false;
+        }
+        let shares_llc = self.topo.cpus[this].llc == self.topo.cpus[target].llc;
+        !shares_llc || (self.policy.era.rules().ttwu_queue_to_idle && self.cpu_idle(target))
+    }
+
+    pub(crate) fn wake_arrive(&mut self, cpu: usize, task: usize) {
+        self.cpus[cpu].wake_pending -= 1;
+        self.note_idle(cpu);
+        self.activate(task, cpu);
+        let preempted = self.notify_enqueued(cpu, task, None, false);
+        self.count_wakeup_preempt(preempted, false);
+    }
+
+    /// Makes a woken task runnable on `cpu`: moves its vruntime and load
+    /// between queues if it changed CPU, places it, enqueues it.
+    pub(super) fn activate(&mut self, task: usize, cpu: usize) {
+        let from = self.tasks[task].cpu;
+        self.touch_task(task);
+        if from != cpu {
+            self.move_accounting(task, from, cpu);
+        } else {
+            self.touch_rq(cpu);
+        }
+        self.cpus[cpu]
+            .rq
+            .place(task, &mut self.ents, false, &self.policy);
+        self.cpus[cpu].rq.enqueue(task, &mut self.ents);
+        self.note_idle(cpu);
+        note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
+        self.tasks[task].state = TaskState::Queued(cpu);
+    }
+
+    /// Moves a task's load and vruntime from `from`'s queue to `to`'s (it is
+    /// on neither tree at this point).
+    pub(super) fn move_accounting(&mut self, task: usize, from: usize, to: usize) {
+        self.touch_rq(from);
+        let e = &self.ents[task];
+        self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
+        let old_min = self.cpus[from].rq.min_vruntime;
+        self.touch_rq(to);
+        let e = &mut self.ents[task];
+        // Keep the task's lag relative to its queue (modular, like the kernel's u64).
+        e.vruntime = e
+            .vruntime
+            .wrapping_sub(old_min)
+            .wrapping_add(self.cpus[to].rq.min_vruntime);
+        self.cpus[to]
+            .rq
+            .pelt
+            .attach(&self.ents[task].pelt, self.ents[task].weight);
+        self.tasks[task].cpu = to;
+    }
+
+    /// Moves a queued (not running) task to another CPU (load balancing).
+    pub(crate) fn migrate_queued(&mut self, task: usize, from: usize, to: usize, reason: Reason) {
+        self.touch_task(task);
+        self.touch_rq(from);
+        self.cpus[from]
+            .rq
+            .dequeue(task, &mut self.ents, &self.policy);
+        self.note_idle(from);
+        self.move_accounting(task, from, to);
+        if self.policy.era.rules().picker == Picker::Eevdf {
+            // EEVDF places a moved task by its lag on the new queue.
+            self.cpus[to]
+                .rq
+                .place(task, &mut self.ents, false, &self.policy);
+        }
+        self.cpus[to].rq.enqueue(task, &mut self.ents);
+        self.note_idle(to);
+        note_nr_running(&mut self.sched, self.cpus[to].rq.nr_running);
+        // A delayed task (EEVDF) moves still asleep, and stays delayed.
+        if !self.ents[task].delayed {
+            self.tasks[task].state = TaskState::Queued(to);
+        }
+        self.trace_event(TraceEvent::Migrate {
+            t: self.now,
+            task,
+            from,
+            to,
+            reason,
+        });
+        self.notify_enqueued(to, task, None, false);
+    }
+
+    /// Active balance: the stopper on `from` pushes its running task to
+    /// `to`. Only a task in user space is pushed (a syscall finishes first);
+    /// returns whether one moved.
+    pub(crate) fn active_balance(&mut self, from: usize, to: usize) -> bool {
+        let Some(task) = self.cpus[from].rq.curr else {
+            return false;
+        };
+        let in_user = self.cpus[from].seg.is_some_and(|s| s.kind == SegKind::User);
+        if !in_user || !self.allowed(task).contains(to) {
+            return false;
+        }
+        let left = self.stop_segment(from);
+        self.tasks[task].compute_left += left;
+        self.touch_rq(from);
+        self.touch_task(task);
+        self.cpus[from].rq.put_prev(task, &self.ents);
+        self.tasks[task].state = TaskState::Queued(from);
+        self.migrate_queued(task, from, to, Reason::ActiveBalance);
+        self.schedule(from);
+        true
+    }
+
+    /// After `task` was enqueued on `cpu`: wake the CPU if idle, or preempt
+    /// its current task if the woken one should run first. `from` is the
+    /// enqueuing CPU when it is another, which needs an IPI to do either
+    /// (an idle CPU waiting in MWAIT only the write to its flags word).
+    /// Returns whether the current task is preempted.
+    pub(super) fn notify_enqueued(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        from: Option<usize>,
+        sync: bool,
+    ) -> bool {
+        let remote = from.is_some();
+        let ipi = if remote { self.cost.ipi_latency() } else { 0 };
+        let mut preempted = false;
+        match self.cpus[cpu].state {
+            CpuState::Idle if remote && self.idle_polling(cpu) => {
+                // resched_curr on a polling idle task: no IPI.
+                if !self.cpus[cpu].kick_pending {
+                    self.counters.count(Counter::WakeIdleWithoutIpi);
+                }
+                let from = from.unwrap_or(cpu);
+                let at = self.now + self.cost.polling_wake(&self.topo, from, cpu);
+                self.kick(cpu, at);
+            }
+            CpuState::Idle => {
+                if remote && !self.cpus[cpu].kick_pending {
+                    self.counters.count(Counter::IpiSent);
+                }
+                self.kick(cpu, self.now + ipi);
+            }
+            // Both look at the queue when they are done.
+            CpuState::ExitingIdle | CpuState::Balancing => {}
+            CpuState::Running => {
+                if self.check_preempt_wakeup(cpu, task, sync) {
+                    preempted = true;
+                    if remote {
+                        self.counters.count(Counter::IpiSent);
+                        self.queue.push(self.now + ipi, Event::Resched { cpu });
+                    } else {
+                        self.resched_local(cpu);
+                    }
+                }
+            }
+        }
+        preempted
+    }
+}
