@@ -1,7 +1,6 @@
 //! `schedlab run`: load an experiment, run its points in parallel (rayon,
 //! results in a fixed order whatever the scheduling), format the results.
 
-use crate::RunFormat;
 use rayon::prelude::*;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment, Point, PointOutcome, Results, Trace};
@@ -10,6 +9,17 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// How `run` and `merge` print.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum RunFormat {
+    /// The tools' own output.
+    Text,
+    /// The commit-style A/B table.
+    Table,
+    Csv,
+    Json,
+}
 
 /// A preset name, a playground link (or its fragment), or an experiment JSON file.
 pub fn load(arg: &str) -> Result<Experiment, String> {
@@ -197,4 +207,25 @@ pub fn estimate_line(
         if threads == 1 { "" } else { "s" },
         rate / 1e6
     )
+}
+
+/// What `run` and `merge` print (and the trace they write).
+pub fn output(
+    exp: &schedlab::experiment::Experiment,
+    ran: &Ran,
+    format: RunFormat,
+    explain: bool,
+    trace: Option<std::path::PathBuf>,
+) -> Result<String, String> {
+    if let Some(file) = trace {
+        let runs: Vec<(&str, &_)> = ran.traces.iter().map(|(l, t)| (l.as_str(), t)).collect();
+        let doc = schedlab::trace_export::chrome_trace(&runs);
+        std::fs::write(&file, doc.to_string()).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let mut out = self::format(exp, &ran.results, format);
+    if explain {
+        out.push_str(&schedlab::explain::explain(&ran.results));
+        out.push('\n');
+    }
+    Ok(out)
 }

@@ -4,8 +4,16 @@
 use schedlab::bench::{self, BenchLine, CASES};
 use std::time::Instant;
 
-/// Times `cases`, or the standard ones if none are named.
-pub fn run(cases: &[String]) -> Result<String, String> {
+#[derive(clap::Args)]
+pub struct Args {
+    /// Presets to time instead of the standard cases (one repeat of
+    /// each point, one after another).
+    cases: Vec<String>,
+}
+
+/// Times the cases named, or the standard ones if none are.
+pub fn command(args: Args) -> Result<String, String> {
+    let cases = &args.cases;
     let origin = Instant::now();
     let mut clock = || origin.elapsed().as_secs_f64() * 1000.0;
     let standard: Vec<String> = CASES.iter().map(|c| c.to_string()).collect();

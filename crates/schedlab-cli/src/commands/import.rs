@@ -1,0 +1,49 @@
+//! `schedlab import`: another tool's workload file as an experiment.
+
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum From {
+    /// An rt-app JSON file: tasks (instance, loop, phases, cpus, priority),
+    /// run/runtime/sleep/timer events, global; anything not modelled is an
+    /// error naming its key.
+    #[command(name = "rt-app")]
+    RtApp {
+        file: PathBuf,
+        /// The machine preset to run it on.
+        #[arg(long, default_value = "desktop-8c")]
+        machine: String,
+        /// Write the experiment here (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+pub fn command(from: From) -> Result<String, String> {
+    let From::RtApp {
+        file,
+        machine,
+        output,
+    } = from;
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{shown}: {e}"))?;
+    let name = file
+        .file_stem()
+        .map_or("rt-app".to_string(), |s| s.to_string_lossy().into_owned());
+    let (exp, ignored) = schedlab::experiment::Experiment::from_rtapp(&text, &name, &machine)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if !ignored.is_empty() {
+        eprintln!(
+            "schedlab: accepted and ignored (no effect in a simulation): {}",
+            ignored.join(", ")
+        );
+    }
+    let json = exp.to_json() + "\n";
+    match output {
+        Some(path) => {
+            std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(String::new())
+        }
+        None => Ok(json),
+    }
+}

@@ -1,0 +1,10 @@
+//! `schedlab limits`: the limits every experiment is checked against.
+
+use schedlab::limits;
+
+pub fn command() -> Result<String, String> {
+    Ok(limits::ALL
+        .iter()
+        .map(|l| format!("{:<28} {}..={}\n", l.name, l.min, l.max))
+        .collect())
+}
