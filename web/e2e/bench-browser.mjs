@@ -22,6 +22,7 @@ for (let round = 0; round < 2; round++) {
     .split('\n').slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/));
   for (const l of lines) {
     const n = native.find((r) => r[0] === l.case);
+    if (!n) continue;
     const b = l.events / l.wall_ms / 1000;
     console.log(`${l.case.padEnd(24)} browser ${b.toFixed(2)}  native ${n[3]}  native/browser ${(Number(n[3]) / b).toFixed(2)}`);
   }

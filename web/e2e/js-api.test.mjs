@@ -35,7 +35,7 @@ test('schedlab-js bench runs the CLI bench cases with the same events', async ()
   const lines = await page.evaluate(async () => {
     const m = await import('./schedlab-js.js');
     await m.default();
-    return m.bench(['retune-pipe-test', 'kvm-pipe-test-pinning']);
+    return m.bench(['retune-pipe-test.v1', 'kvm-pipe-test-pinning.v1']);
   });
   const native = cli(['bench']).split('\n').slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/));
   for (const line of lines) {
@@ -43,6 +43,7 @@ test('schedlab-js bench runs the CLI bench cases with the same events', async ()
     assert.ok(row, `the CLI benches ${line.case}`);
     assert.equal(line.events, Number(row[1]), `${line.case}: the same events as the CLI`);
     assert.ok(line.wall_ms > 0);
+    assert.ok(line.sim_ms > 0, `${line.case}: simulated time measured`);
     console.log(`bench ${line.case}: browser ${(line.events / line.wall_ms / 1000).toFixed(2)} M events/s, ` +
       `CLI (debug build) ${row[3]} M events/s`);
   }

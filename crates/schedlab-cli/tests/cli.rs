@@ -218,7 +218,52 @@ fn bench_times_the_named_presets_only() {
     assert_eq!(fields[0], "kvm-pipe-test-pinning");
     assert!(fields[1].parse::<u64>().unwrap() > 100_000, "{text}");
     let err = fails(&["bench", "no-such-preset"]);
-    assert!(err.contains("unknown preset \"no-such-preset\""), "{err}");
+    assert!(
+        err.contains("unknown bench case or preset \"no-such-preset\""),
+        "{err}"
+    );
+}
+
+/// `bench --against`: this binary against itself, on a published case's
+/// file, alternately: both medians, a ratio near 1, the same results.
+#[test]
+fn bench_against_another_binary_times_both_on_the_same_file() {
+    let me = assert_cmd::cargo::cargo_bin("schedlab");
+    let out = schedlab()
+        .args([
+            "bench",
+            "kvm-pipe-test-pinning.v1",
+            "--pairs",
+            "2",
+            "--against",
+        ])
+        .arg(&me)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("kvm-pipe-test-pinning.v1"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    let (a, b, ratio): (f64, f64, f64) = (
+        f[1].parse().unwrap(),
+        f[2].parse().unwrap(),
+        f[3].parse().unwrap(),
+    );
+    assert!(a > 0.0 && b > 0.0, "{row}");
+    assert!(
+        (ratio - a / b).abs() < 0.5 * ratio,
+        "the ratio is A's over B's: {row}"
+    );
+    assert_eq!(
+        f.last(),
+        Some(&"yes"),
+        "one binary prints the same results: {row}"
+    );
+    let err = fails(&["bench", "--against", "/no/such/schedlab"]);
+    assert!(err.contains("/no/such/schedlab"), "{err}");
 }
 
 #[test]

@@ -124,14 +124,15 @@ extern "C" {
 }
 
 /// The engine's speed here, on the cases `schedlab bench` runs (or the
-/// preset names given): `[{case, events, wall_ms}]`. The events match the
-/// CLI's; the time is this browser's.
+/// case or preset names given): `[{case, events, wall_ms, sim_ms}]`
+/// (`sim_ms`: simulated time measured). The events match the CLI's; the
+/// time is this browser's.
 #[wasm_bindgen]
 pub fn bench(cases: Option<Vec<String>>) -> Result<JsValue, JsError> {
     let cases = cases.unwrap_or_else(|| {
         schedlab::bench::CASES
             .iter()
-            .map(|c| c.to_string())
+            .map(|c| c.name.to_string())
             .collect()
     });
     let mut clock = performance_now;
