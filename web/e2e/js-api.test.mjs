@@ -49,3 +49,37 @@ test('schedlab-js bench runs the CLI bench cases with the same events', async ()
   }
   await page.close();
 });
+
+// Errors are JS Errors named SchedlabError with the part of the input they
+// concern, so a docs page can tell a bad link from a bad machine.
+test('schedlab-js throws errors that say which part of the input was wrong', async () => {
+  const page = await env.browser.newPage();
+  await page.goto(`${env.server.url}schedlab-js-example.html`);
+  await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 60_000 });
+  const caught = await page.evaluate(async () => {
+    const m = await import('./schedlab-js.js');
+    await m.default();
+    const tryIt = (f) => {
+      try {
+        f();
+        return null;
+      } catch (e) {
+        return { name: e.name, concern: e.concern, message: e.message, isError: e instanceof Error };
+      }
+    };
+    const exp = m.decodeLink('preset=kvm-pipe-test-pinning');
+    return {
+      link: tryIt(() => m.decodeLink('x=1.broken')),
+      machine: tryIt(() => m.encodeLink({ ...exp, machine: 'no-such-machine' })),
+      experiment: tryIt(() => m.runExperiment({ ...exp, variants: [] })),
+    };
+  });
+  for (const [concern, e] of Object.entries(caught)) {
+    assert.ok(e, `${concern}: an error was thrown`);
+    assert.equal(e.isError, true);
+    assert.equal(e.name, 'SchedlabError');
+    assert.equal(e.concern, concern, `${concern}: ${e.message}`);
+    assert.ok(e.message.length > 10, e.message);
+  }
+  await page.close();
+});

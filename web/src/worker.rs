@@ -1,6 +1,7 @@
 //! The Web Worker: answers [`Request`]s by running the core.
 
 use crate::protocol::{Request, Response};
+use schedlab::error::Concern;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment};
 use wasm_bindgen::prelude::*;
@@ -79,9 +80,12 @@ fn run_point(
 ) -> schedlab::Result<Response> {
     let exp = Experiment::from_json(json)?;
     let points = exp.points()?;
-    let point = points
-        .get(index)
-        .ok_or_else(|| schedlab::Error::invalid(format!("the experiment has no point {index}")))?;
+    let point = points.get(index).ok_or_else(|| {
+        schedlab::Error::invalid(
+            Concern::Experiment,
+            format!("the experiment has no point {index}"),
+        )
+    })?;
     let outcome = experiment::run_point(point, &mut |p| {
         progress(Response::Progress {
             index,

@@ -2,11 +2,12 @@
 //! module of `commands` (its arguments and what it does); this file only
 //! dispatches.
 //!
-//! Errors print one line to stderr and exit with code 2; nothing panics on
-//! bad input.
+//! Errors print one line to stderr and exit with a code that says what
+//! kind of input was wrong (`failure`); nothing panics on bad input.
 
 mod calibrate;
 mod commands;
+mod failure;
 mod machine_arg;
 mod run;
 mod shard;
@@ -74,14 +75,14 @@ fn main() -> ExitCode {
             print!("{out}");
             ExitCode::SUCCESS
         }
-        Err(msg) => {
-            eprintln!("schedlab: {msg}");
-            ExitCode::from(2)
+        Err(failure) => {
+            eprintln!("schedlab: {failure}");
+            ExitCode::from(failure.exit_code())
         }
     }
 }
 
-fn dispatch(cli: Cli) -> Result<String, String> {
+fn dispatch(cli: Cli) -> Result<String, failure::Failure> {
     match cli.command {
         Command::Machines => cmd::machines::command(),
         Command::Domains(args) => cmd::domains::command(args),

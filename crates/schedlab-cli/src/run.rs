@@ -1,6 +1,7 @@
 //! `schedlab run`: load an experiment, run its points in parallel (rayon,
 //! results in a fixed order whatever the scheduling), format the results.
 
+use crate::failure::Failure;
 use rayon::prelude::*;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment, Point, PointOutcome, Results, Trace};
@@ -22,9 +23,9 @@ pub enum RunFormat {
 }
 
 /// A preset name, a playground link (or its fragment), or an experiment JSON file.
-pub fn load(arg: &str) -> Result<Experiment, String> {
+pub fn load(arg: &str) -> Result<Experiment, Failure> {
     if presets::names().any(|n| n == arg) {
-        return presets::get(arg).map_err(|e| e.to_string());
+        return Ok(presets::get(arg)?);
     }
     let fragment = arg.rsplit_once('#').map(|(_, f)| f);
     if let Some(f) =
@@ -32,15 +33,15 @@ pub fn load(arg: &str) -> Result<Experiment, String> {
     {
         return codec::parse_fragment(f)
             .map(|l| l.experiment)
-            .map_err(|e| format!("the link: {e}"));
+            .map_err(|e| Failure::from(e).context("the link"));
     }
     if !std::path::Path::new(arg).exists() {
         return Err(presets::get(arg)
-            .map_err(|e| format!("{e} (or give a path to an experiment JSON file)"))
+            .map_err(|e| Failure::from(e).hint("(or give a path to an experiment JSON file)"))
             .unwrap_err());
     }
     let text = std::fs::read_to_string(arg).map_err(|e| format!("{arg}: {e}"))?;
-    Experiment::from_json(&text).map_err(|e| format!("{arg}: {e}"))
+    Experiment::from_json(&text).map_err(|e| Failure::from(e).context(arg))
 }
 
 /// The results, and each variant's traced window at the first sweep value.

@@ -329,7 +329,9 @@ fn check_tool(tool: &str) -> Result<(), String> {
 fn load_machine(o: &Options) -> Result<(MachineSpec, String), String> {
     match &o.machine {
         Some(path) => {
-            let spec: MachineSpec = crate::machine_arg::read_json(path)?;
+            let spec: MachineSpec =
+                crate::machine_arg::read_json(schedlab::error::Concern::Machine, path)
+                    .map_err(|e| e.to_string())?;
             Topology::from_spec(&spec).map_err(|e| format!("{path}: {e}"))?;
             Ok((spec, path.clone()))
         }

@@ -1,5 +1,6 @@
-//! The `schedlab` binary: output on success, one clear line and exit code 2
-//! on bad input.
+//! The `schedlab` binary: output on success, one clear line and an exit
+//! code by what was wrong on bad input (2 the command line and files, 3
+//! machine, 4 policy, 5 workload, 6 experiment, 7 link, 8 import, 9 run).
 
 use assert_cmd::Command;
 use std::io::Write;
@@ -8,10 +9,16 @@ fn schedlab() -> Command {
     Command::cargo_bin("schedlab").unwrap()
 }
 
-/// Runs and expects failure: exit code 2 and exactly one line on stderr.
+/// Runs and expects failure: exit code 2 (the CLI's own: arguments, files)
+/// and exactly one line on stderr.
 fn fails(args: &[&str]) -> String {
+    fails_with(2, args)
+}
+
+/// Runs and expects failure: exit code `code` and exactly one line on stderr.
+fn fails_with(code: i32, args: &[&str]) -> String {
     let out = schedlab().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(
         err.lines().count(),
@@ -91,14 +98,14 @@ fn domains_reads_lscpu_and_policy_files() {
 }
 
 #[test]
-fn bad_input_is_one_line_and_exit_code_2() {
-    let err = fails(&["domains", "nosuchbox"]);
+fn bad_input_is_one_line_and_an_exit_code_by_its_part() {
+    let err = fails_with(3, &["domains", "nosuchbox"]);
     assert!(
         err.contains("unknown machine preset \"nosuchbox\"; valid: phoenix-2008"),
         "{err}"
     );
 
-    let err = fails(&["domains", "ivb-ep-2s", "--era", "3.0"]);
+    let err = fails_with(4, &["domains", "ivb-ep-2s", "--era", "3.0"]);
     assert!(
         err.contains("unknown era \"3.0\"; valid: 2.6.27, 2.6.28, 4.15, 6.5"),
         "{err}"
@@ -111,7 +118,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
 
     let lscpu = temp_file("bad.lscpu", "# CPU,Core,Socket,Node\n0,0,0,0\n1,zero,0,0\n");
-    let err = fails(&["domains", lscpu.to_str().unwrap()]);
+    let err = fails_with(3, &["domains", lscpu.to_str().unwrap()]);
     assert!(
         err.contains("lscpu line 3: column CORE is \"zero\""),
         "{err}"
@@ -121,7 +128,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "broken.json",
         "{\"era\": \"4.15\",\n \"features\": {\"WA_WEIGHT\": tru}}",
     );
-    let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
+    let err = fails_with(
+        4,
+        &["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()],
+    );
     assert!(
         err.contains("broken.json (line 2, column") && err.contains("true, false or null"),
         "{err}"
@@ -131,7 +141,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "unknown.json",
         r#"{"era":"4.15","features":{"WA_WAIT":true}}"#,
     );
-    let err = fails(&["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()]);
+    let err = fails_with(
+        4,
+        &["domains", "ivb-ep-2s", "--policy", policy.to_str().unwrap()],
+    );
     assert!(
         err.contains("unknown feature for era 4.15 \"WA_WAIT\""),
         "{err}"
@@ -217,7 +230,7 @@ fn bench_times_the_named_presets_only() {
     let fields: Vec<&str> = rows[0].split_whitespace().collect();
     assert_eq!(fields[0], "kvm-pipe-test-pinning");
     assert!(fields[1].parse::<u64>().unwrap() > 100_000, "{text}");
-    let err = fails(&["bench", "no-such-preset"]);
+    let err = fails_with(6, &["bench", "no-such-preset"]);
     assert!(
         err.contains("unknown bench case or preset \"no-such-preset\""),
         "{err}"
@@ -267,20 +280,20 @@ fn bench_against_another_binary_times_both_on_the_same_file() {
 }
 
 #[test]
-fn bad_experiment_input_is_one_line_and_exit_code_2() {
-    let err = fails(&["run", "no-such-preset"]);
+fn bad_experiment_input_is_one_line_and_an_exit_code_by_its_part() {
+    let err = fails_with(6, &["run", "no-such-preset"]);
     assert!(err.contains("unknown preset \"no-such-preset\""), "{err}");
     let truncated = temp_file(
         "truncated.json",
         "{\"version\": 1,\n  \"name\": \"x\",\n  \"machine\": ",
     );
-    let err = fails(&["run", truncated.to_str().unwrap()]);
+    let err = fails_with(6, &["run", truncated.to_str().unwrap()]);
     assert!(
         err.contains("truncated.json: experiment JSON (line 3, column"),
         "{err}"
     );
     let future = temp_file("future.json", r#"{"version": 2, "name": "x"}"#);
-    let err = fails(&["run", future.to_str().unwrap()]);
+    let err = fails_with(6, &["run", future.to_str().unwrap()]);
     assert!(err.contains("version 2 is not known"), "{err}");
     let shown = String::from_utf8(
         schedlab()
@@ -297,7 +310,7 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
             "\"era\": \"2.6.28\", \"levels\": {\"MC\": {\"flags\": {\"WAKE_AFINE\": true}}}",
         ),
     );
-    let err = fails(&["run", bad_flag.to_str().unwrap()]);
+    let err = fails_with(4, &["run", bad_flag.to_str().unwrap()]);
     assert!(
         err.contains("unknown SD flag for era 2.6.28 \"WAKE_AFINE\""),
         "{err}"
@@ -309,12 +322,12 @@ fn bad_experiment_input_is_one_line_and_exit_code_2() {
             "\"repeats\": 1, \"sweep\": {\"param\": \"clients\", \"values\": [1]}",
         ),
     );
-    let err = fails(&["run", bad_sweep.to_str().unwrap()]);
+    let err = fails_with(5, &["run", bad_sweep.to_str().unwrap()]);
     assert!(
         err.contains("unknown parameter of this workload \"clients\""),
         "{err}"
     );
-    let err = fails(&["decode", "1.not-a-real-link"]);
+    let err = fails_with(7, &["decode", "1.not-a-real-link"]);
     assert!(err.contains("the link's code is"), "{err}");
 }
 
@@ -357,7 +370,7 @@ fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
         .any(|e| e["ph"] == "M" && e["args"]["name"] == "pinned"));
     let _ = std::fs::remove_dir_all(&dir);
 
-    let err = fails(&["run", "#x=1.broken"]);
+    let err = fails_with(7, &["run", "#x=1.broken"]);
     assert!(err.contains("the link: the link's code"), "{err}");
 }
 
@@ -401,7 +414,7 @@ fn import_rt_app_writes_an_experiment_that_runs() {
         "iorun.json",
         r#"{"tasks":{"t":{"loop":1,"iorun":1000,"run":1000}}}"#,
     );
-    let err = fails(&["import", "rt-app", bad.to_str().unwrap()]);
+    let err = fails_with(8, &["import", "rt-app", bad.to_str().unwrap()]);
     assert!(
         err.contains("tasks.t.iorun: the rt-app event \"iorun\" is not modelled"),
         "{err}"

@@ -10,6 +10,7 @@
 //! runs both on each file. Events per second alone cannot compare versions:
 //! the engine may need fewer events for the same work.
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::experiment::{self, Experiment};
 use crate::presets;
@@ -43,9 +44,10 @@ pub const CASES: [Case; 3] = [
 pub fn experiment(name: &str) -> Result<Experiment> {
     match CASES.iter().find(|c| c.name == name) {
         Some(c) => Experiment::from_json(c.json)
-            .map_err(|e| Error::invalid(format!("bench case {name}: {e}"))),
+            .map_err(|e| Error::invalid(Concern::Experiment, format!("bench case {name}: {e}"))),
         None if presets::names().any(|p| p == name) => presets::get(name),
         None => Err(Error::unknown(
+            Concern::Experiment,
             "bench case or preset",
             name,
             CASES.iter().map(|c| c.name).chain(presets::names()),

@@ -8,6 +8,7 @@
 //! A fragment that is plain JSON (percent-encoded or not) is read too, with
 //! version 0 migrated.
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, VERSION};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -28,34 +29,45 @@ pub fn encode(exp: &Experiment) -> String {
 pub fn decode(text: &str) -> Result<Experiment> {
     let text = text.trim();
     if text.len() > MAX_ENCODED_BYTES {
-        return Err(Error::invalid(format!(
-            "the encoded experiment is {} bytes; the limit is {MAX_ENCODED_BYTES}",
-            text.len()
-        )));
+        return Err(Error::invalid(
+            Concern::Link,
+            format!(
+                "the encoded experiment is {} bytes; the limit is {MAX_ENCODED_BYTES}",
+                text.len()
+            ),
+        ));
     }
     let (version, body) = text.split_once('.').ok_or_else(|| {
-        Error::invalid("the encoded experiment has no version prefix (like \"1.\")")
+        Error::invalid(
+            Concern::Link,
+            "the encoded experiment has no version prefix (like \"1.\")",
+        )
     })?;
     let bytes = URL_SAFE_NO_PAD.decode(body).map_err(base64_in_words)?;
     let json = match version {
         "1" => {
             let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_DECODED_BYTES)
                 .map_err(|e| inflate_in_words(e.status))?;
-            String::from_utf8(raw)
-                .map_err(|_| Error::invalid("the decoded experiment is not UTF-8 text"))?
+            String::from_utf8(raw).map_err(|_| {
+                Error::invalid(Concern::Link, "the decoded experiment is not UTF-8 text")
+            })?
         }
         "0" => {
-            let raw = String::from_utf8(bytes)
-                .map_err(|_| Error::invalid("the decoded experiment is not UTF-8 text"))?;
+            let raw = String::from_utf8(bytes).map_err(|_| {
+                Error::invalid(Concern::Link, "the decoded experiment is not UTF-8 text")
+            })?;
             let v0: Value = serde_json::from_str(&raw).map_err(|e| {
-                crate::error::json_error("the link's version-0 experiment", ".", &e)
+                crate::error::json_error(Concern::Link, "the link's version-0 experiment", ".", &e)
             })?;
             serde_json::to_string(&migrate_v0(v0)?).expect("JSON serialises")
         }
         other => {
-            return Err(Error::invalid(format!(
+            return Err(Error::invalid(
+                Concern::Link,
+                format!(
             "experiment version {other:?} is not known to this build (it reads versions 0 and 1)"
-        )))
+        ),
+            ))
         }
     };
     Experiment::from_json(&json)
@@ -64,7 +76,7 @@ pub fn decode(text: &str) -> Result<Experiment> {
 /// Why the link's code is not base64url, in words.
 fn base64_in_words(e: base64::DecodeError) -> Error {
     use base64::DecodeError::*;
-    Error::invalid(match e {
+    Error::invalid(Concern::Link, match e {
         InvalidLastSymbol(..) => {
             "the link's code (after \"x=1.\") is cut short: it ends in the middle; copy the whole link".to_string()
         }
@@ -85,7 +97,7 @@ fn base64_in_words(e: base64::DecodeError) -> Error {
 /// Why the link's code does not unpack, in words.
 fn inflate_in_words(status: miniz_oxide::inflate::TINFLStatus) -> Error {
     use miniz_oxide::inflate::TINFLStatus::*;
-    Error::invalid(match status {
+    Error::invalid(Concern::Link, match status {
         FailedCannotMakeProgress | NeedsMoreInput => {
             "the link's code is cut short (its compressed experiment ends early); copy the whole link".to_string()
         }
@@ -126,13 +138,19 @@ pub fn fragment(exp: &Experiment, run: bool) -> String {
 pub fn parse_fragment(fragment: &str) -> Result<Link> {
     let text = fragment.strip_prefix('#').unwrap_or(fragment).trim();
     if text.len() > MAX_ENCODED_BYTES {
-        return Err(Error::invalid(format!(
-            "the link's fragment is {} bytes; the limit is {MAX_ENCODED_BYTES}",
-            text.len()
-        )));
+        return Err(Error::invalid(
+            Concern::Link,
+            format!(
+                "the link's fragment is {} bytes; the limit is {MAX_ENCODED_BYTES}",
+                text.len()
+            ),
+        ));
     }
     if text.is_empty() {
-        return Err(Error::invalid("the link has no experiment in it"));
+        return Err(Error::invalid(
+            Concern::Link,
+            "the link has no experiment in it",
+        ));
     }
     let json_text = percent_decode(text)?;
     if json_text.trim_start().starts_with('{') {
@@ -156,15 +174,21 @@ pub fn parse_fragment(fragment: &str) -> Result<Link> {
             "x" => experiment = Some(decode(value)?),
             "run" => run = matches!(value, "" | "1" | "true"),
             other => {
-                return Err(Error::invalid(format!(
-                    "the link has an unknown part {:?} (it knows preset=, x= and run)",
-                    truncate(other, 40)
-                )))
+                return Err(Error::invalid(
+                    Concern::Link,
+                    format!(
+                        "the link has an unknown part {:?} (it knows preset=, x= and run)",
+                        truncate(other, 40)
+                    ),
+                ))
             }
         }
     }
     let experiment = experiment.ok_or_else(|| {
-        Error::invalid("the link names no experiment (expected preset=NAME or x=CODE)")
+        Error::invalid(
+            Concern::Link,
+            "the link names no experiment (expected preset=NAME or x=CODE)",
+        )
     })?;
     Ok(Link {
         experiment,
@@ -176,7 +200,7 @@ pub fn parse_fragment(fragment: &str) -> Result<Link> {
 /// A whole experiment as JSON, of any known version.
 fn from_plain_json(text: &str) -> Result<Experiment> {
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| crate::error::json_error("the link's JSON", ".", &e))?;
+        .map_err(|e| crate::error::json_error(Concern::Link, "the link's JSON", ".", &e))?;
     let is_v0 = value.get("version").is_none_or(|v| v.as_u64() == Some(0));
     let value = if is_v0 { migrate_v0(value)? } else { value };
     Experiment::from_json(&serde_json::to_string(&value).expect("JSON serialises"))
@@ -199,7 +223,10 @@ fn percent_decode(s: &str) -> Result<String> {
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
                 .ok_or_else(|| {
-                    Error::invalid(format!("the link has a broken %-escape at byte {i}"))
+                    Error::invalid(
+                        Concern::Link,
+                        format!("the link has a broken %-escape at byte {i}"),
+                    )
                 })?;
             out.push(hex);
             i += 3;
@@ -208,7 +235,8 @@ fn percent_decode(s: &str) -> Result<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| Error::invalid("the link's text is not UTF-8"))
+    String::from_utf8(out)
+        .map_err(|_| Error::invalid(Concern::Link, "the link's text is not UTF-8"))
 }
 
 /// Version 0 to version 1: variants were a map from label to policy
@@ -216,6 +244,7 @@ fn percent_decode(s: &str) -> Result<String> {
 pub fn migrate_v0(v0: Value) -> Result<Value> {
     let Value::Object(mut obj) = v0 else {
         return Err(Error::invalid(
+            Concern::Link,
             "a version-0 experiment must be a JSON object",
         ));
     };
@@ -225,9 +254,10 @@ pub fn migrate_v0(v0: Value) -> Result<Value> {
             .map(|(label, policy)| json!({"label": label, "policy": policy}))
             .collect(),
         Some(other) => {
-            return Err(Error::invalid(format!(
-                "version-0 \"variants\" must be an object, not {other}"
-            )))
+            return Err(Error::invalid(
+                Concern::Link,
+                format!("version-0 \"variants\" must be an object, not {other}"),
+            ))
         }
         None => Vec::new(),
     };

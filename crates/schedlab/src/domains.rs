@@ -9,6 +9,7 @@
 //! once.
 
 use crate::cpuset::CpuSet;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::policy::{Era, KernelPolicy, LevelParam, SdFlag, SdFlags};
 use crate::topology::Topology;
@@ -144,7 +145,7 @@ fn candidate_levels(era: Era, topo: &Topology) -> Result<Vec<(&'static str, Kind
         .filter(|&d| d > 10)
         .collect();
     if remote.len() > MAX_NUMA_LEVELS {
-        return Err(Error::invalid(format!(
+        return Err(Error::invalid(Concern::Policy, format!(
             "machine {} has {} distinct remote SLIT distances; schedlab models at most {MAX_NUMA_LEVELS} NUMA levels",
             topo.name,
             remote.len()
@@ -442,10 +443,13 @@ fn level_params(
         for &(param, value) in &change.params {
             let (lo, hi) = param.valid_range();
             if !(lo..=hi).contains(&value) {
-                return Err(Error::invalid(format!(
-                    "level {name} parameter {} is {value}; it must be {lo}..={hi}",
-                    param.name()
-                )));
+                return Err(Error::invalid(
+                    Concern::Policy,
+                    format!(
+                        "level {name} parameter {} is {value}; it must be {lo}..={hi}",
+                        param.name()
+                    ),
+                ));
             }
             params.set(param, value);
         }
@@ -556,7 +560,7 @@ impl Domains {
         };
         for level in policy.levels.keys() {
             if !built.domains.iter().any(|d| d.level == level) {
-                return Err(Error::invalid(format!(
+                return Err(Error::invalid(Concern::Policy, format!(
                     "the policy changes level {level}, but era {era} on machine {} has no {level} domain (its levels: {})",
                     topo.name,
                     built.level_names().join(", ")

@@ -1,10 +1,75 @@
 //! The core's one error type. Every variant says what was wrong and where, in
 //! words a user can act on; nothing in the core panics on bad input.
 
-use thiserror::Error;
+use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum Error {
+/// What an error is about: the part of the input to look at. The page, the
+/// CLI's exit codes and the JS API tell errors apart by it; the words say
+/// the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Concern {
+    /// The machine: topology, costs, `lscpu` text, machine JSON.
+    Machine,
+    /// The kernel policy: era, domain flags, features, tunables.
+    Policy,
+    /// The workload: a benchmark's parameters, the task language.
+    Workload,
+    /// The experiment around them: variants, sweep, repeats, presets.
+    Experiment,
+    /// A shared link that does not decode.
+    Link,
+    /// Another tool's file being imported (rt-app).
+    Import,
+    /// A run that hit a run-time limit or was cancelled.
+    Run,
+}
+
+impl Concern {
+    pub const ALL: [Concern; 7] = [
+        Concern::Machine,
+        Concern::Policy,
+        Concern::Workload,
+        Concern::Experiment,
+        Concern::Link,
+        Concern::Import,
+        Concern::Run,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Concern::Machine => "machine",
+            Concern::Policy => "policy",
+            Concern::Workload => "workload",
+            Concern::Experiment => "experiment",
+            Concern::Link => "link",
+            Concern::Import => "import",
+            Concern::Run => "run",
+        }
+    }
+
+    /// The concern of a place in an experiment's JSON, by its path
+    /// (`machine.cpus[3]`, `variants[1].policy.era`): the machine, the
+    /// policy or the workload it is in, else the experiment.
+    pub fn of_path(path: &str) -> Concern {
+        let path = path.trim_start_matches('.');
+        let rest = match path.strip_prefix("variants[") {
+            Some(r) => r.split_once("].").map_or("", |(_, r)| r),
+            None => path,
+        };
+        let head = rest.split(['.', '[']).next().unwrap_or("");
+        match head {
+            "machine" => Concern::Machine,
+            "policy" | "timeline" => Concern::Policy,
+            "workload" => Concern::Workload,
+            _ => Concern::Experiment,
+        }
+    }
+}
+
+/// What was wrong, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
     /// A value outside one of the limits in [`crate::limits`].
     #[error("{what} is {value}, but the limit is {min}..={max} ({limit})")]
     Limit {
@@ -26,33 +91,75 @@ pub enum Error {
     Invalid(String),
 }
 
+/// The core's error: what it concerns and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct Error {
+    concern: Concern,
+    kind: ErrorKind,
+}
+
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub fn invalid(msg: impl Into<String>) -> Self {
-        Error::Invalid(msg.into())
+    pub fn new(concern: Concern, kind: ErrorKind) -> Self {
+        Error { concern, kind }
+    }
+
+    pub fn invalid(concern: Concern, msg: impl Into<String>) -> Self {
+        Error::new(concern, ErrorKind::Invalid(msg.into()))
     }
 
     pub fn unknown<S: ToString>(
+        concern: Concern,
         kind: &'static str,
         name: &str,
         valid: impl IntoIterator<Item = S>,
     ) -> Self {
-        Error::Unknown {
-            kind,
-            name: name.to_string(),
-            valid: valid.into_iter().map(|s| s.to_string()).collect(),
+        Error::new(
+            concern,
+            ErrorKind::Unknown {
+                kind,
+                name: name.to_string(),
+                valid: valid.into_iter().map(|s| s.to_string()).collect(),
+            },
+        )
+    }
+
+    pub fn concern(&self) -> Concern {
+        self.concern
+    }
+
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The same error about `concern` instead.
+    pub fn about(self, concern: Concern) -> Self {
+        Error { concern, ..self }
+    }
+
+    /// The same error with its message rewritten (an `Invalid`'s only).
+    pub fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
+        match self.kind {
+            ErrorKind::Invalid(msg) => Error::invalid(self.concern, f(msg)),
+            _ => self,
         }
     }
 }
 
 /// A JSON document that does not read as `T`, as an error in words: what
 /// is wrong, where (the path of fields and the line and column), and what
-/// would be valid. `what` names the document ("experiment JSON").
-pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
+/// would be valid. `what` names the document ("experiment JSON"); the error
+/// is about `concern`, or for an experiment, about the part its path is in.
+pub fn from_json<T: serde::de::DeserializeOwned>(
+    concern: Concern,
+    what: &str,
+    text: &str,
+) -> Result<T> {
     serde_json::from_str(text).map_err(|e| {
         if !e.is_data() {
-            return json_error(what, "", &e);
+            return json_error(concern, what, "", &e);
         }
         let msg = serde_in_words(&e.to_string());
         // A check inside a value (a custom workload's instruction) names
@@ -60,21 +167,28 @@ pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Resu
         // finished the value.
         if let Some((path, rest)) = crate::json_path::leading_path(&msg) {
             if let Some((line, column)) = crate::json_path::position_of(text, path) {
-                return Error::Invalid(format!(
-                    "{what} at {path} (line {line}, column {column}){rest}"
-                ));
+                return Error::invalid(
+                    in_experiment(concern, path),
+                    format!("{what} at {path} (line {line}, column {column}){rest}"),
+                );
             }
         }
-        json_error(
-            what,
-            &crate::json_path::path_at(text, e.line(), e.column()),
-            &e,
-        )
+        let path = crate::json_path::path_at(text, e.line(), e.column());
+        json_error(in_experiment(concern, &path), what, &path, &e)
     })
 }
 
+/// In an experiment's JSON, the part `path` is in; else `concern` itself.
+fn in_experiment(concern: Concern, path: &str) -> Concern {
+    if concern == Concern::Experiment {
+        Concern::of_path(path)
+    } else {
+        concern
+    }
+}
+
 /// A serde_json error at `path` ("." for the whole document) in words.
-pub fn json_error(what: &str, path: &str, e: &serde_json::Error) -> Error {
+pub fn json_error(concern: Concern, what: &str, path: &str, e: &serde_json::Error) -> Error {
     let at = if path.is_empty() || path == "." || path == "?" {
         String::new()
     } else {
@@ -85,10 +199,10 @@ pub fn json_error(what: &str, path: &str, e: &serde_json::Error) -> Error {
     } else {
         String::new()
     };
-    Error::Invalid(format!(
-        "{what}{at}{place}: {}",
-        serde_in_words(&e.to_string())
-    ))
+    Error::invalid(
+        concern,
+        format!("{what}{at}{place}: {}", serde_in_words(&e.to_string())),
+    )
 }
 
 /// serde's and serde_json's messages in words: no type or enum names, no
@@ -232,4 +346,55 @@ pub fn serde_in_words(msg: &str) -> String {
         return w.to_string();
     }
     quoted(msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Experiment;
+
+    #[test]
+    fn a_path_in_an_experiment_names_its_part() {
+        assert_eq!(Concern::of_path("machine.cpus[3].core"), Concern::Machine);
+        assert_eq!(Concern::of_path(".policy.era"), Concern::Policy);
+        assert_eq!(
+            Concern::of_path("variants[1].policy.flags"),
+            Concern::Policy
+        );
+        assert_eq!(
+            Concern::of_path("variants[0].workload.groups"),
+            Concern::Workload
+        );
+        assert_eq!(Concern::of_path("workload"), Concern::Workload);
+        assert_eq!(Concern::of_path("sweep.values"), Concern::Experiment);
+        assert_eq!(Concern::of_path("variants[2].label"), Concern::Experiment);
+    }
+
+    /// Each part of a bad experiment gives an error about that part, in
+    /// the same words as before.
+    #[test]
+    fn errors_say_which_part_of_the_input_they_concern() {
+        let exp = crate::presets::get("retune-lat-ctx").unwrap();
+        let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut v: serde_json::Value = serde_json::from_str(&exp.to_json()).unwrap();
+            edit(&mut v);
+            Experiment::from_json(&serde_json::to_string_pretty(&v).unwrap()).unwrap_err()
+        };
+        let machine = with(&|v| v["machine"] = "no-such-machine".into());
+        assert_eq!(machine.concern(), Concern::Machine, "{machine}");
+        let era = with(&|v| v["policy"]["era"] = "1.0".into());
+        assert_eq!(era.concern(), Concern::Policy, "{era}");
+        let workload = with(&|v| v["workload"]["rounds"] = "many".into());
+        assert_eq!(workload.concern(), Concern::Workload, "{workload}");
+        assert!(workload.to_string().contains("\"many\""), "{workload}");
+        let variants = with(&|v| v["variants"] = serde_json::json!([]));
+        assert_eq!(variants.concern(), Concern::Experiment, "{variants}");
+        let link = crate::codec::decode("x=not-a-link").unwrap_err();
+        assert_eq!(link.concern(), Concern::Link, "{link}");
+        let limit = crate::limits::CPUS
+            .check(Concern::Machine, "machine.cpus", 5000)
+            .unwrap_err();
+        assert!(matches!(limit.kind(), ErrorKind::Limit { value: 5000, .. }));
+        assert_eq!(limit.about(Concern::Import).concern(), Concern::Import);
+    }
 }

@@ -11,6 +11,7 @@
 
 use crate::engine::stats::{CpuTime, LatencyHist, TraceEvent, TraceWindow};
 use crate::engine::{RunOutput, Sim, SimConfig};
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::policy::{PolicyChanges, PolicySpec};
@@ -196,30 +197,62 @@ const TRACE_MAX_EVENTS: usize = 4_000;
 
 pub use crate::seed::repeat_seed;
 
+/// The part of an experiment's JSON that does not read as its type: the
+/// machine, the policy (the experiment's or a variant's), the workload;
+/// else the experiment itself.
+fn part_at_fault(value: &serde_json::Value) -> Concern {
+    // Read from text, as the experiment was: from_value would build a second
+    // deserializer of every type into the page's wasm.
+    fn fails<T: serde::de::DeserializeOwned>(v: Option<&serde_json::Value>) -> bool {
+        v.is_some_and(|v| serde_json::from_str::<T>(&v.to_string()).is_err())
+    }
+    let variants = value.get("variants").and_then(|v| v.as_array());
+    let variant_policy_fails =
+        variants.is_some_and(|vs| vs.iter().any(|v| fails::<PolicyChanges>(v.get("policy"))));
+    if fails::<MachineRef>(value.get("machine")) {
+        Concern::Machine
+    } else if fails::<PolicySpec>(value.get("policy")) || variant_policy_fails {
+        Concern::Policy
+    } else if fails::<Benchmark>(value.get("workload")) {
+        Concern::Workload
+    } else {
+        Concern::Experiment
+    }
+}
+
 impl Experiment {
     /// Parses an experiment from JSON; errors carry line and column.
     pub fn from_json(text: &str) -> Result<Experiment> {
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| crate::error::json_error("experiment JSON", ".", &e))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            crate::error::json_error(Concern::Experiment, "experiment JSON", ".", &e)
+        })?;
         let version = value.get("version").and_then(|v| v.as_u64());
         match version {
             Some(1) => {}
             Some(v) => {
-                return Err(Error::invalid(format!(
+                return Err(Error::invalid(
+                    Concern::Experiment,
+                    format!(
                     "experiment version {v} is not known to this build (it reads versions 0 and 1)"
-                )))
+                ),
+                ))
             }
             None => {
                 return Err(Error::invalid(
+                    Concern::Experiment,
                     "the experiment has no \"version\" (expected 1)",
                 ))
             }
         }
-        let exp: Experiment = crate::error::from_json("experiment JSON", text)?;
-        exp.validate().map_err(|e| match e {
-            Error::Invalid(msg) => Error::Invalid(crate::json_path::with_position(text, "", &msg)),
-            other => other,
-        })?;
+        let exp: Experiment = crate::error::from_json(Concern::Experiment, "experiment JSON", text)
+            .map_err(|e| match e.concern() {
+                // serde reports an error inside a tagged value (the
+                // workload) at the value's end, with no path to read.
+                Concern::Experiment => e.about(part_at_fault(&value)),
+                _ => e,
+            })?;
+        exp.validate()
+            .map_err(|e| e.map_message(|msg| crate::json_path::with_position(text, "", &msg)))?;
         Ok(exp)
     }
 
@@ -230,17 +263,27 @@ impl Experiment {
     /// Checks everything that can be checked before running.
     pub fn validate(&self) -> Result<()> {
         if self.variants.is_empty() {
-            return Err(Error::invalid("the experiment has no variants"));
+            return Err(Error::invalid(
+                Concern::Experiment,
+                "the experiment has no variants",
+            ));
         }
         let mut labels: Vec<&str> = self.variants.iter().map(|v| v.label.as_str()).collect();
         labels.sort_unstable();
         labels.dedup();
         if labels.len() != self.variants.len() {
-            return Err(Error::invalid("variant labels must be distinct"));
+            return Err(Error::invalid(
+                Concern::Experiment,
+                "variant labels must be distinct",
+            ));
         }
-        limits::REPEATS.check("repeats", self.repeats as u64)?;
+        limits::REPEATS.check(Concern::Experiment, "repeats", self.repeats as u64)?;
         if let Some(s) = &self.sweep {
-            limits::SWEEP_POINTS.check("sweep points", s.values.len() as u64)?;
+            limits::SWEEP_POINTS.check(
+                Concern::Experiment,
+                "sweep points",
+                s.values.len() as u64,
+            )?;
         }
         self.points().map(|_| ())
     }
@@ -288,7 +331,9 @@ impl Experiment {
                 if let Benchmark::Custom(_) = workload {
                     // Channel numbers, cpulists, loop bodies: caught now, by path.
                     crate::workload::program::Workload::compile(&built.spec, topology.ncpus())
-                        .map_err(|e| Error::invalid(format!("workload.{e}")))?;
+                        .map_err(|e| {
+                            Error::invalid(Concern::Experiment, format!("workload.{e}"))
+                        })?;
                 }
                 for repeat in 0..self.repeats {
                     points.push(Point {
@@ -337,7 +382,8 @@ impl Experiment {
             repeats: default_repeats(),
             sum_row: false,
         };
-        exp.validate()?;
+        // What the file asks for that the model refuses is the file's fault.
+        exp.validate().map_err(|e| e.about(Concern::Import))?;
         Ok((exp, import.ignored))
     }
 }
@@ -410,7 +456,7 @@ pub fn run_point(
 ) -> Result<PointOutcome> {
     let (sim, done) = simulate(point, progress)?;
     if !done {
-        return Err(Error::invalid("the run was cancelled"));
+        return Err(Error::invalid(Concern::Experiment, "the run was cancelled"));
     }
     let n = point.topology.ncpus();
     let out: RunOutput = sim.finish();

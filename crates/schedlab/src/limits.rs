@@ -1,9 +1,9 @@
 //! The limits of what one experiment may ask for, in one table.
 //!
 //! Every input is checked against these before anything runs; exceeding one is
-//! an [`Error::Limit`] naming it. Nothing is clamped.
+//! an [`ErrorKind::Limit`] naming it. Nothing is clamped.
 
-use crate::error::{Error, Result};
+use crate::error::{Concern, Error, ErrorKind, Result};
 
 /// One limit: an inclusive range and the name errors quote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,18 +14,22 @@ pub struct Limit {
 }
 
 impl Limit {
-    /// Checks `value` (described as `what`, e.g. "machine.cpus") against the limit.
-    pub fn check(&self, what: &str, value: u64) -> Result<u64> {
+    /// Checks `value` (described as `what`, e.g. "machine.cpus", in the
+    /// part of the input `concern` names) against the limit.
+    pub fn check(&self, concern: Concern, what: &str, value: u64) -> Result<u64> {
         if (self.min..=self.max).contains(&value) {
             Ok(value)
         } else {
-            Err(Error::Limit {
-                what: what.to_string(),
-                value,
-                min: self.min,
-                max: self.max,
-                limit: self.name,
-            })
+            Err(Error::new(
+                concern,
+                ErrorKind::Limit {
+                    what: what.to_string(),
+                    value,
+                    min: self.min,
+                    max: self.max,
+                    limit: self.name,
+                },
+            ))
         }
     }
 }
@@ -90,12 +94,15 @@ mod tests {
 
     #[test]
     fn check_accepts_the_range_and_names_the_limit_outside_it() {
-        assert_eq!(CPUS.check("machine.cpus", 1024), Ok(1024));
-        let err = CPUS.check("machine.cpus", 1025).unwrap_err().to_string();
+        assert_eq!(CPUS.check(Concern::Machine, "machine.cpus", 1024), Ok(1024));
+        let err = CPUS
+            .check(Concern::Machine, "machine.cpus", 1025)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "machine.cpus is 1025, but the limit is 1..=1024 (max CPUs)"
         );
-        assert!(CPUS.check("machine.cpus", 0).is_err());
+        assert!(CPUS.check(Concern::Machine, "machine.cpus", 0).is_err());
     }
 }

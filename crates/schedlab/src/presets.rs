@@ -1,5 +1,6 @@
 //! The experiments shipped with schedlab (presets/*.json, compiled in).
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
 
@@ -91,8 +92,9 @@ pub fn get(name: &str) -> Result<Experiment> {
     let (_, json) = ALL
         .iter()
         .find(|(n, _)| *n == name)
-        .ok_or_else(|| Error::unknown("preset", name, names()))?;
-    Experiment::from_json(json).map_err(|e| Error::invalid(format!("preset {name}: {e}")))
+        .ok_or_else(|| Error::unknown(Concern::Experiment, "preset", name, names()))?;
+    Experiment::from_json(json)
+        .map_err(|e| Error::invalid(Concern::Experiment, format!("preset {name}: {e}")))
 }
 
 /// The preset `exp` is, unedited, if any. Presets keep their name, so only

@@ -5,6 +5,7 @@
 //! the core uses.
 
 use crate::cpuset::CpuSet;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::limits;
 use serde::{Deserialize, Serialize};
@@ -309,7 +310,7 @@ impl Topology {
         };
         let cpus = index_places(&places)?;
         let nodes = cpus.iter().map(|c| c.node).max().map_or(0, |n| n + 1);
-        limits::NODES.check("machine.nodes", nodes as u64)?;
+        limits::NODES.check(Concern::Machine, "machine.nodes", nodes as u64)?;
         let distances = match &spec.distances {
             Some(d) => {
                 validate_distances(d, nodes)?;
@@ -457,7 +458,7 @@ fn shape_places(s: &Shape) -> Result<Vec<CpuPlace>> {
         ("shape.cores_per_llc", s.cores_per_llc),
         ("shape.threads_per_core", s.threads_per_core),
     ] {
-        limits::CPUS.check(what, v as u64)?;
+        limits::CPUS.check(Concern::Machine, what, v as u64)?;
     }
     let total = [
         s.packages_per_node,
@@ -468,6 +469,7 @@ fn shape_places(s: &Shape) -> Result<Vec<CpuPlace>> {
     .iter()
     .fold(s.nodes as u64, |acc, &v| acc * v as u64);
     limits::CPUS.check(
+        Concern::Machine,
         "machine CPUs (nodes x packages x LLCs x cores x threads)",
         total,
     )?;
@@ -500,7 +502,7 @@ fn shape_places(s: &Shape) -> Result<Vec<CpuPlace>> {
 /// Checks an explicit CPU list (numbered 0..n, each once, a core inside one
 /// LLC, an LLC inside one package and node) and makes its ids dense.
 fn index_places(places: &[CpuPlace]) -> Result<Vec<CpuInfo>> {
-    limits::CPUS.check("machine CPUs", places.len() as u64)?;
+    limits::CPUS.check(Concern::Machine, "machine CPUs", places.len() as u64)?;
     let mut sorted = places.to_vec();
     sorted.sort_by_key(CpuPlace::cpu_number);
     for (i, p) in sorted.iter().enumerate() {
@@ -510,10 +512,13 @@ fn index_places(places: &[CpuPlace]) -> Result<Vec<CpuInfo>> {
             } else {
                 format!("CPU {i} is missing")
             };
-            return Err(Error::invalid(format!(
-                "CPU numbers must be 0..{} with each listed once; {problem}",
-                places.len()
-            )));
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
+                    "CPU numbers must be 0..{} with each listed once; {problem}",
+                    places.len()
+                ),
+            ));
         }
     }
     let dense = |key: &dyn Fn(&CpuPlace) -> (u32, u32, u32, u32)| -> Vec<usize> {
@@ -546,17 +551,20 @@ fn index_places(places: &[CpuPlace]) -> Result<Vec<CpuInfo>> {
         for (j, b) in sorted.iter().enumerate() {
             let &mut (i, id) = first.entry(get(b)).or_insert((j, ids[j]));
             if id != ids[j] {
-                return Err(Error::invalid(format!(
-                    "CPUs {} and {} share {what} {} but sit in different {}",
-                    sorted[i].cpu,
-                    b.cpu,
-                    get(b),
-                    if what == "package" {
-                        "nodes"
-                    } else {
-                        "nodes or packages"
-                    }
-                )));
+                return Err(Error::invalid(
+                    Concern::Machine,
+                    format!(
+                        "CPUs {} and {} share {what} {} but sit in different {}",
+                        sorted[i].cpu,
+                        b.cpu,
+                        get(b),
+                        if what == "package" {
+                            "nodes"
+                        } else {
+                            "nodes or packages"
+                        }
+                    ),
+                ));
             }
         }
     }
@@ -572,36 +580,46 @@ fn index_places(places: &[CpuPlace]) -> Result<Vec<CpuInfo>> {
 
 fn validate_distances(d: &[Vec<u32>], nodes: usize) -> Result<()> {
     if d.len() != nodes {
-        return Err(Error::invalid(format!(
-            "distances has {} rows but the machine has {} nodes",
-            d.len(),
-            nodes
-        )));
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "distances has {} rows but the machine has {} nodes",
+                d.len(),
+                nodes
+            ),
+        ));
     }
     for (i, row) in d.iter().enumerate() {
         if row.len() != nodes {
-            return Err(Error::invalid(format!(
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
                 "distances row {i} has {} entries; the matrix must be square ({nodes} x {nodes})",
                 row.len()
-            )));
+            ),
+            ));
         }
         if row[i] != 10 {
-            return Err(Error::invalid(format!(
-                "distances[{i}][{i}] is {}; the diagonal must be 10 (local)",
-                row[i]
-            )));
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
+                    "distances[{i}][{i}] is {}; the diagonal must be 10 (local)",
+                    row[i]
+                ),
+            ));
         }
         for (j, &v) in row.iter().enumerate() {
             if v != d[j][i] {
-                return Err(Error::invalid(format!(
+                return Err(Error::invalid(Concern::Machine, format!(
                     "distances[{i}][{j}] is {v} but distances[{j}][{i}] is {}; the matrix must be symmetric",
                     d[j][i]
                 )));
             }
             if i != j && !(11..=254).contains(&v) {
-                return Err(Error::invalid(format!(
-                    "distances[{i}][{j}] is {v}; a remote distance must be 11..=254"
-                )));
+                return Err(Error::invalid(
+                    Concern::Machine,
+                    format!("distances[{i}][{j}] is {v}; a remote distance must be 11..=254"),
+                ));
             }
         }
     }
@@ -610,39 +628,56 @@ fn validate_distances(d: &[Vec<u32>], nodes: usize) -> Result<()> {
 
 fn validate_costs(c: &HwCosts) -> Result<()> {
     if c.clock_mhz == 0 {
-        return Err(Error::invalid("costs.clock_mhz must be at least 1"));
+        return Err(Error::invalid(
+            Concern::Machine,
+            "costs.clock_mhz must be at least 1",
+        ));
     }
     if c.mlp == 0 {
-        return Err(Error::invalid("costs.mlp must be at least 1"));
+        return Err(Error::invalid(
+            Concern::Machine,
+            "costs.mlp must be at least 1",
+        ));
     }
     if c.pause_cycles > 10_000 {
-        return Err(Error::invalid(format!(
-            "costs.pause_cycles is {}; it must be at most 10000",
-            c.pause_cycles
-        )));
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "costs.pause_cycles is {}; it must be at most 10000",
+                c.pause_cycles
+            ),
+        ));
     }
     if !(100..=200).contains(&c.smt_throughput_pct) {
-        return Err(Error::invalid(format!(
-            "costs.smt_throughput_pct is {}; it must be 100..=200",
-            c.smt_throughput_pct
-        )));
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "costs.smt_throughput_pct is {}; it must be 100..=200",
+                c.smt_throughput_pct
+            ),
+        ));
     }
     if c.mem_bw_mb_s == 0 {
         return Err(Error::invalid(
+            Concern::Machine,
             "costs.mem_bw_mb_s must be at least 1 (MB/s of memory bandwidth per node)",
         ));
     }
     if c.llc_kib == 0 {
         return Err(Error::invalid(
+            Concern::Machine,
             "costs.llc_kib must be at least 1 (KiB of last-level cache)",
         ));
     }
     for pair in c.cstates.windows(2) {
         if pair[1].exit_latency_ns < pair[0].exit_latency_ns {
-            return Err(Error::invalid(format!(
-                "costs.cstates must go from shallow to deep; {} exits faster than {}",
-                pair[1].name, pair[0].name
-            )));
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
+                    "costs.cstates must go from shallow to deep; {} exits faster than {}",
+                    pair[1].name, pair[0].name
+                ),
+            ));
         }
     }
     Ok(())
@@ -687,17 +722,21 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
             match fields.get(idx).copied().unwrap_or("") {
                 "" | "-" => Ok(None),
                 v => v.parse::<u32>().map(Some).map_err(|_| {
-                    Error::invalid(format!(
-                        "lscpu line {line_no}: column {col} is {v:?}, not a number: {raw:?}"
-                    ))
+                    Error::invalid(
+                        Concern::Machine,
+                        format!(
+                            "lscpu line {line_no}: column {col} is {v:?}, not a number: {raw:?}"
+                        ),
+                    )
                 }),
             }
         };
         let need = |col: &str| -> Result<u32> {
             get(col)?.ok_or_else(|| {
-                Error::invalid(format!(
-                    "lscpu line {line_no}: column {col} is missing: {raw:?}"
-                ))
+                Error::invalid(
+                    Concern::Machine,
+                    format!("lscpu line {line_no}: column {col} is missing: {raw:?}"),
+                )
             })
         };
         let cpu = need("CPU")?;
@@ -709,9 +748,12 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
             let v = fields.get(idx).copied().unwrap_or("");
             let last = v.rsplit(':').next().unwrap_or("");
             last.parse::<u32>().map_err(|_| {
-                Error::invalid(format!(
-                    "lscpu line {line_no}: column CACHE is {v:?}, not a cache id list: {raw:?}"
-                ))
+                Error::invalid(
+                    Concern::Machine,
+                    format!(
+                        "lscpu line {line_no}: column CACHE is {v:?}, not a cache id list: {raw:?}"
+                    ),
+                )
             })?
         } else {
             let mut llc = None;
@@ -733,6 +775,7 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
     }
     if places.is_empty() {
         return Err(Error::invalid(
+            Concern::Machine,
             "lscpu output has no CPU lines (expected lines like \"0,0,0,0,,0,0,0,0\")",
         ));
     }
@@ -754,7 +797,7 @@ pub fn import_machine(name: &str, text: &str) -> Result<MachineSpec> {
     if !text.trim_start().starts_with('{') {
         return parse_lscpu(name, text);
     }
-    let mut spec: MachineSpec = crate::error::from_json("machine JSON", text)?;
+    let mut spec: MachineSpec = crate::error::from_json(Concern::Machine, "machine JSON", text)?;
     spec.calibration = None;
     Topology::from_spec(&spec)?;
     Ok(spec)
@@ -886,7 +929,14 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 ..base
             },
         ),
-        _ => return Err(Error::unknown("machine preset", name, PRESETS)),
+        _ => {
+            return Err(Error::unknown(
+                Concern::Machine,
+                "machine preset",
+                name,
+                PRESETS,
+            ))
+        }
     })
 }
 

@@ -5,6 +5,7 @@
 use super::parse::{invalid, is_number_list, parse_distances, parse_u32, parse_u64};
 use super::policy::drop_missing_levels;
 use super::{Applied, MachineEdit, ShapeField};
+use schedlab::error::Concern;
 use schedlab::experiment::{Experiment, MachineRef};
 use schedlab::topology::{self, Layout, MachineSpec, Topology};
 use schedlab::Error;
@@ -36,6 +37,7 @@ fn set_shape(exp: &mut Experiment, field: ShapeField, text: &str) -> Applied {
     let spec = custom_spec(exp)?;
     let Layout::Shape(shape) = &mut spec.layout else {
         return Err(invalid(
+            Concern::Machine,
             "this machine is a CPU list (imported); its shape cannot be edited",
         ));
     };
@@ -62,17 +64,24 @@ fn set_cost(exp: &mut Experiment, key: &str, text: &str) -> Applied {
                 .map(parse_u64)
                 .collect::<Result<Vec<u64>, Error>>()?,
         ),
-        serde_json::Value::Array(_) => {
-            schedlab::error::from_json::<serde_json::Value>(&format!("cost {key} (JSON)"), text)?
+        serde_json::Value::Array(_) => schedlab::error::from_json::<serde_json::Value>(
+            Concern::Machine,
+            &format!("cost {key} (JSON)"),
+            text,
+        )?,
+        _ => {
+            return Err(invalid(
+                Concern::Machine,
+                format!("unknown machine cost {key}"),
+            ))
         }
-        _ => return Err(invalid(format!("unknown machine cost {key}"))),
     };
     costs[key] = value;
     spec.costs = schedlab::json_path::from_value(&costs).map_err(|e| {
-        invalid(format!(
-            "cost {key}: {}",
-            schedlab::error::serde_in_words(&e)
-        ))
+        invalid(
+            Concern::Machine,
+            format!("cost {key}: {}", schedlab::error::serde_in_words(&e)),
+        )
     })?;
     Topology::from_spec(spec)?;
     Ok(None)

@@ -26,6 +26,7 @@ pub use edit::{Edit, MachineEdit, PolicyEdit, VariantEdit, WorkloadEdit};
 pub use field::{FieldId, ShapeField, VariantField};
 pub use parse::is_number_list;
 use schedlab::domains::Domains;
+use schedlab::error::Concern;
 use schedlab::experiment::{Experiment, MachineRef};
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::PolicySpec;
@@ -173,7 +174,10 @@ impl Editor {
     pub fn knobs_of(&self, i: usize) -> Result<&PolicyKnobs, Error> {
         match self.derived.0.knobs.get(i) {
             Some(k) => k.as_ref().map_err(Clone::clone),
-            None => Err(Error::invalid(format!("there is no variant {i}"))),
+            None => Err(Error::invalid(
+                Concern::Experiment,
+                format!("there is no variant {i}"),
+            )),
         }
     }
 

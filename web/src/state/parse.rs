@@ -1,21 +1,31 @@
 //! The text a user types, as the values an experiment holds.
 
+use schedlab::error::Concern;
 use schedlab::workload::bench::Benchmark;
 use schedlab::Error;
 
-pub(super) fn invalid(msg: impl Into<String>) -> Error {
-    Error::invalid(msg.into())
+pub(super) fn invalid(concern: Concern, msg: impl Into<String>) -> Error {
+    Error::invalid(concern, msg.into())
 }
 
 pub(super) fn parse_u64(text: &str) -> Result<u64, Error> {
     let t = text.trim().replace('_', "");
-    t.parse()
-        .map_err(|_| invalid(format!("\"{}\" is not a whole number", text.trim())))
+    t.parse().map_err(|_| {
+        invalid(
+            Concern::Experiment,
+            format!("\"{}\" is not a whole number", text.trim()),
+        )
+    })
 }
 
 pub(super) fn parse_u32(text: &str) -> Result<u32, Error> {
     let v = parse_u64(text)?;
-    u32::try_from(v).map_err(|_| invalid(format!("{v} is too large (at most {})", u32::MAX)))
+    u32::try_from(v).map_err(|_| {
+        invalid(
+            Concern::Experiment,
+            format!("{v} is too large (at most {})", u32::MAX),
+        )
+    })
 }
 
 /// A JSON array of numbers only, shown and typed as "5, 15, 85".
@@ -35,7 +45,9 @@ pub(super) fn parse_distances(text: &str) -> Result<Option<Vec<Vec<u32>>>, Error
             line.split(|c: char| c.is_whitespace() || c == ',')
                 .filter(|s| !s.is_empty())
                 .map(|s| {
-                    parse_u32(s).map_err(|e| invalid(format!("distances line {}: {e}", i + 1)))
+                    parse_u32(s).map_err(|e| {
+                        invalid(Concern::Machine, format!("distances line {}: {e}", i + 1))
+                    })
                 })
                 .collect()
         })
@@ -57,6 +69,7 @@ pub(super) fn param_value(
         .find(|p| p.name == name)
         .ok_or_else(|| {
             Error::unknown(
+                Concern::Workload,
                 "parameter of this workload",
                 name,
                 bench.params().iter().map(|p| p.name),
@@ -69,7 +82,12 @@ pub(super) fn param_value(
         serde_json::Value::Bool(_) => match t {
             "true" | "on" | "1" => true.into(),
             "false" | "off" | "0" => false.into(),
-            _ => return Err(invalid(format!("{name} is on or off, not \"{t}\""))),
+            _ => {
+                return Err(invalid(
+                    Concern::Workload,
+                    format!("{name} is on or off, not \"{t}\""),
+                ))
+            }
         },
         _ if info.optional && t.is_empty() => serde_json::Value::Null,
         _ => t.into(),

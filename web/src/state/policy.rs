@@ -6,6 +6,7 @@
 
 use super::parse::{invalid, parse_u32, parse_u64};
 use super::{knobs_of, policy_of, topology, Applied, PolicyEdit, VariantEdit};
+use schedlab::error::Concern;
 use schedlab::experiment::{Experiment, Variant};
 use schedlab::knobs::PolicyKnobs;
 use schedlab::policy::{Era, Feature, LevelParam, PolicyChanges, PolicySpec, SdFlag, Tunable};
@@ -62,7 +63,7 @@ fn add_variant(exp: &mut Experiment) -> Result<(), Error> {
     let label = ('A'..='Z')
         .map(String::from)
         .find(|l| exp.variants.iter().all(|v| &v.label != l))
-        .ok_or_else(|| invalid("no free variant label"))?;
+        .ok_or_else(|| invalid(Concern::Policy, "no free variant label"))?;
     let policy = exp.variants.last().map(|v| v.policy.clone());
     exp.variants.push(Variant {
         label,
@@ -74,7 +75,10 @@ fn add_variant(exp: &mut Experiment) -> Result<(), Error> {
 
 fn remove_variant(exp: &mut Experiment, i: usize) -> Result<(), Error> {
     if exp.variants.len() <= 1 {
-        return Err(invalid("an experiment needs at least one variant"));
+        return Err(invalid(
+            Concern::Policy,
+            "an experiment needs at least one variant",
+        ));
     }
     variant_mut(exp, i)?;
     exp.variants.remove(i);
@@ -84,7 +88,7 @@ fn remove_variant(exp: &mut Experiment, i: usize) -> Result<(), Error> {
 fn set_label(exp: &mut Experiment, i: usize, text: &str) -> Result<(), Error> {
     let t = text.trim();
     if t.is_empty() {
-        return Err(invalid("a variant needs a label"));
+        return Err(invalid(Concern::Policy, "a variant needs a label"));
     }
     variant_mut(exp, i)?.label = t.to_string();
     Ok(())
@@ -108,7 +112,7 @@ fn set_flag(
 ) -> Result<(), Error> {
     let default = era_default(exp, i)?
         .flag(&level, &flag)
-        .ok_or_else(|| invalid(format!("no flag {flag} at level {level}")))?;
+        .ok_or_else(|| invalid(Concern::Policy, format!("no flag {flag} at level {level}")))?;
     flatten(exp);
     let changes = &mut variant_mut(exp, i)?.policy;
     set_or_clear(
@@ -136,7 +140,7 @@ fn set_level_param(
         .expect("listed");
     let default = era_default(exp, i)?
         .level(&level)
-        .ok_or_else(|| invalid(format!("no level {level} on this machine")))?
+        .ok_or_else(|| invalid(Concern::Policy, format!("no level {level} on this machine")))?
         .params[pi]
         .default;
     flatten(exp);
@@ -158,7 +162,7 @@ fn set_feature(exp: &mut Experiment, i: usize, name: String, on: bool) -> Result
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, d)| d)
-        .ok_or_else(|| invalid(format!("era {era} has no feature {name}")))?;
+        .ok_or_else(|| invalid(Concern::Policy, format!("era {era} has no feature {name}")))?;
     flatten(exp);
     set_or_clear(&mut variant_mut(exp, i)?.policy.features, name, on, default);
     Ok(())
@@ -171,7 +175,7 @@ fn set_tunable(exp: &mut Experiment, i: usize, name: String, text: &str) -> Resu
         .tunables
         .into_iter()
         .find(|(n, _)| *n == name)
-        .ok_or_else(|| invalid(format!("unknown tunable {name}")))?;
+        .ok_or_else(|| invalid(Concern::Policy, format!("unknown tunable {name}")))?;
     flatten(exp);
     let changes = &mut variant_mut(exp, i)?.policy;
     set_or_clear(&mut changes.tunables, name, value, knob.default);
@@ -183,7 +187,7 @@ fn set_tunable(exp: &mut Experiment, i: usize, name: String, text: &str) -> Resu
 pub(super) fn variant_mut(exp: &mut Experiment, i: usize) -> Result<&mut Variant, Error> {
     exp.variants
         .get_mut(i)
-        .ok_or_else(|| invalid(format!("there is no variant {i}")))
+        .ok_or_else(|| invalid(Concern::Policy, format!("there is no variant {i}")))
 }
 
 /// The variant's era with nothing changed: where "default" values come from.

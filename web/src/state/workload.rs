@@ -4,6 +4,7 @@
 use super::parse::{invalid, param_value, parse_u32, parse_u64};
 use super::policy::variant_mut;
 use super::{Applied, WorkloadEdit};
+use schedlab::error::Concern;
 use schedlab::experiment::{Experiment, Sweep};
 use schedlab::workload::bench::{Benchmark, Custom};
 use schedlab::workload::program::parse_cpulist;
@@ -113,6 +114,7 @@ fn set_variant_workload(exp: &mut Experiment, i: usize, text: &str) -> Result<()
         BTreeMap::new()
     } else {
         schedlab::error::from_json(
+            Concern::Workload,
             "these changes (a JSON object such as {\"affinity\": \"0\"})",
             text,
         )?
@@ -158,9 +160,12 @@ fn check_cpus(exp: &Experiment, name: &str, value: &serde_json::Value) -> Result
         return Ok(());
     };
     match super::topology(exp) {
-        Ok(t) => parse_cpulist(list, t.ncpus())
-            .map(|_| ())
-            .map_err(|e| invalid(format!("{name} (as taskset -c takes it, e.g. 0-3,8): {e}"))),
+        Ok(t) => parse_cpulist(list, t.ncpus()).map(|_| ()).map_err(|e| {
+            invalid(
+                Concern::Workload,
+                format!("{name} (as taskset -c takes it, e.g. 0-3,8): {e}"),
+            )
+        }),
         // A machine being fixed elsewhere: checked with the whole experiment.
         Err(_) => Ok(()),
     }
@@ -205,9 +210,12 @@ fn without_param(bench: &Benchmark, name: &str) -> Result<Benchmark, Error> {
     let mut v = schedlab::json_path::value_of(bench);
     v.as_object_mut().expect("an object").remove(name);
     schedlab::json_path::from_value(&v).map_err(|e| {
-        invalid(format!(
-            "{name} cannot be cleared: {}",
-            schedlab::error::serde_in_words(&e)
-        ))
+        invalid(
+            Concern::Workload,
+            format!(
+                "{name} cannot be cleared: {}",
+                schedlab::error::serde_in_words(&e)
+            ),
+        )
     })
 }

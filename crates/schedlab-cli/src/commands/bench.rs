@@ -4,6 +4,7 @@
 //! another timed on the same experiment files, alternately, with the
 //! ratio pair by pair.
 
+use crate::failure::Failure;
 use schedlab::bench::{self, BenchLine, CASES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,7 +27,7 @@ pub struct Args {
 }
 
 /// Times the cases named, or the published ones if none are.
-pub fn command(args: Args) -> Result<String, String> {
+pub fn command(args: Args) -> Result<String, Failure> {
     let cases: Vec<String> = if args.cases.is_empty() {
         CASES.iter().map(|c| c.name.to_string()).collect()
     } else {
@@ -39,8 +40,8 @@ pub fn command(args: Args) -> Result<String, String> {
             let mut clock = || origin.elapsed().as_secs_f64() * 1000.0;
             let lines = cases
                 .iter()
-                .map(|case| bench::run_case(case, &mut clock).map_err(|e| e.to_string()))
-                .collect::<Result<Vec<BenchLine>, String>>()?;
+                .map(|case| bench::run_case(case, &mut clock))
+                .collect::<Result<Vec<BenchLine>, _>>()?;
             Ok(bench::table(&lines))
         }
     }
@@ -81,7 +82,7 @@ fn median(v: &mut [f64]) -> f64 {
 /// This binary (A) and `other` (B), alternately (A B A B ...), on each
 /// case's experiment file: medians and the A/B ratio taken pair by pair,
 /// so a machine whose speed drifts still compares them fairly.
-fn against(cases: &[String], other: &Path, pairs: usize) -> Result<String, String> {
+fn against(cases: &[String], other: &Path, pairs: usize) -> Result<String, Failure> {
     if pairs == 0 {
         return Err("--pairs must be at least 1".into());
     }
@@ -95,7 +96,7 @@ fn against(cases: &[String], other: &Path, pairs: usize) -> Result<String, Strin
         other.display()
     );
     for case in cases {
-        let exp = bench::experiment(case).map_err(|e| e.to_string())?;
+        let exp = bench::experiment(case)?;
         let file = dir.join(format!("{case}.json"));
         std::fs::write(&file, exp.to_json()).map_err(|e| format!("{}: {e}", file.display()))?;
         let (mut a, mut b, mut ratio) = (vec![], vec![], vec![]);

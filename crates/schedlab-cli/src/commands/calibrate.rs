@@ -2,6 +2,7 @@
 //! costs from native probes, as a machine JSON.
 
 use crate::calibrate;
+use crate::failure::Failure;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -17,7 +18,7 @@ pub struct Args {
     quick: bool,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
+pub fn command(args: Args) -> Result<String, Failure> {
     let spec = calibrate::calibrate(&calibrate::Options {
         name: args.name,
         quick: args.quick,

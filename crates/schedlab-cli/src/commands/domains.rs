@@ -1,8 +1,10 @@
 //! `schedlab domains`: each CPU's sched domains.
 
 use super::DumpFormat;
+use crate::failure::Failure;
 use crate::machine_arg;
 use schedlab::domains::Domains;
+use schedlab::error::Concern;
 use schedlab::policy::{Era, PolicySpec};
 
 #[derive(clap::Args)]
@@ -22,14 +24,14 @@ pub struct Args {
     format: DumpFormat,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
+pub fn command(args: Args) -> Result<String, Failure> {
     let topo = machine_arg::load(&args.machine)?;
     let spec = match args.policy {
-        Some(path) => machine_arg::read_json::<PolicySpec>(&path)?,
-        None => PolicySpec::era(args.era.parse::<Era>().map_err(|e| e.to_string())?),
+        Some(path) => machine_arg::read_json::<PolicySpec>(Concern::Policy, &path)?,
+        None => PolicySpec::era(args.era.parse::<Era>()?),
     };
-    let policy = spec.resolve(topo.ncpus()).map_err(|e| e.to_string())?;
-    let domains = Domains::build(&topo, &policy).map_err(|e| e.to_string())?;
+    let policy = spec.resolve(topo.ncpus())?;
+    let domains = Domains::build(&topo, &policy)?;
     let cpus: Vec<usize> = match args.cpu {
         Some(c) if c < topo.ncpus() => vec![c],
         Some(c) => {
@@ -37,7 +39,8 @@ pub fn command(args: Args) -> Result<String, String> {
                 "--cpu {c} is not a CPU of {} (it has CPUs 0..={})",
                 topo.name,
                 topo.ncpus() - 1
-            ))
+            )
+            .into())
         }
         None => (0..topo.ncpus()).collect(),
     };

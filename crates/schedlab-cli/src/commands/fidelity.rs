@@ -1,6 +1,7 @@
 //! `schedlab fidelity`: the core's table of published figures beside the
 //! simulated ones, the presets run in parallel.
 
+use crate::failure::Failure;
 use crate::run;
 use schedlab::fidelity;
 
@@ -11,6 +12,8 @@ pub struct Args {
     jobs: Option<usize>,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
-    fidelity::table(&mut |exp| Ok(run::run(exp, args.jobs)?.results))
+pub fn command(args: Args) -> Result<String, Failure> {
+    Ok(fidelity::table(&mut |exp| {
+        Ok(run::run(exp, args.jobs)?.results)
+    })?)
 }

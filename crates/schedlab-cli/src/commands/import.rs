@@ -1,5 +1,6 @@
 //! `schedlab import`: another tool's workload file as an experiment.
 
+use crate::failure::Failure;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -19,7 +20,7 @@ pub enum From {
     },
 }
 
-pub fn command(from: From) -> Result<String, String> {
+pub fn command(from: From) -> Result<String, Failure> {
     let From::RtApp {
         file,
         machine,
@@ -31,7 +32,7 @@ pub fn command(from: From) -> Result<String, String> {
         .file_stem()
         .map_or("rt-app".to_string(), |s| s.to_string_lossy().into_owned());
     let (exp, ignored) = schedlab::experiment::Experiment::from_rtapp(&text, &name, &machine)
-        .map_err(|e| format!("{shown}: {e}"))?;
+        .map_err(|e| Failure::from(e).context(&shown))?;
     if !ignored.is_empty() {
         eprintln!(
             "schedlab: accepted and ignored (no effect in a simulation): {}",

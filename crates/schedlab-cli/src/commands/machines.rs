@@ -1,12 +1,13 @@
 //! `schedlab machines`: the machine presets.
 
+use crate::failure::Failure;
 use schedlab::topology;
 
-pub fn command() -> Result<String, String> {
+pub fn command() -> Result<String, Failure> {
     let mut out = String::new();
     for name in topology::PRESETS {
-        let spec = topology::preset(name).map_err(|e| e.to_string())?;
-        let topo = topology::Topology::from_spec(&spec).map_err(|e| e.to_string())?;
+        let spec = topology::preset(name)?;
+        let topo = topology::Topology::from_spec(&spec)?;
         out.push_str(&format!("{}\n    {}\n", topo.summary(), spec.description));
     }
     Ok(out)

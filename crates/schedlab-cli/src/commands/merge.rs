@@ -1,6 +1,7 @@
 //! `schedlab merge`: the part files of a sharded run, assembled into the
 //! results an unsharded run prints.
 
+use crate::failure::Failure;
 use crate::run::{self, RunFormat};
 use crate::shard;
 use std::path::PathBuf;
@@ -20,14 +21,14 @@ pub struct Args {
     trace: Option<PathBuf>,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
+pub fn command(args: Args) -> Result<String, Failure> {
     let (exp, outcomes) = shard::merge(&args.parts)?;
-    let points = exp.points().map_err(|e| e.to_string())?;
-    run::output(
+    let points = exp.points()?;
+    Ok(run::output(
         &exp,
         &run::ran(&exp, &points, &outcomes),
         args.format,
         args.explain,
         args.trace,
-    )
+    )?)
 }

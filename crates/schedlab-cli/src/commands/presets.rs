@@ -1,11 +1,12 @@
 //! `schedlab presets`: the shipped experiments.
 
+use crate::failure::Failure;
 use schedlab::presets;
 
-pub fn command() -> Result<String, String> {
+pub fn command() -> Result<String, Failure> {
     let mut out = String::new();
     for name in presets::names() {
-        let e = presets::get(name).map_err(|e| e.to_string())?;
+        let e = presets::get(name)?;
         out.push_str(&format!("{name}\n    {}\n", e.description));
     }
     Ok(out)

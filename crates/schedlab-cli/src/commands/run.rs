@@ -1,6 +1,7 @@
 //! `schedlab run`: a preset, a playground link or an experiment file, with
 //! its points in parallel (or one shard of them, or an estimate only).
 
+use crate::failure::Failure;
 use crate::run::{self, RunFormat};
 use crate::shard;
 use std::io::IsTerminal;
@@ -38,17 +39,17 @@ pub struct Args {
     estimate: bool,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
+pub fn command(args: Args) -> Result<String, Failure> {
     let mut exp = run::load(&args.experiment)?;
     if let Some(s) = args.seed {
         exp.seed = s;
     }
     if let Some(r) = args.repeats {
         exp.repeats = r;
-        exp.validate().map_err(|e| e.to_string())?;
+        exp.validate()?;
     }
     let shard: Option<shard::Shard> = args.shard.map(|s| s.parse()).transpose()?;
-    let points = exp.points().map_err(|e| e.to_string())?;
+    let points = exp.points()?;
     let mine: Vec<usize> = match shard {
         Some(s) => s.indices(points.len()),
         None => (0..points.len()).collect(),
@@ -68,13 +69,13 @@ pub fn command(args: Args) -> Result<String, String> {
     let outcomes = run::run_points(&points, &mine, args.jobs, weights.as_deref())?;
     if let Some(shard) = shard {
         let mine: Vec<_> = mine.into_iter().zip(outcomes).collect();
-        return shard::write_part(&exp, shard, points.len(), &mine);
+        return Ok(shard::write_part(&exp, shard, points.len(), &mine)?);
     }
-    run::output(
+    Ok(run::output(
         &exp,
         &run::ran(&exp, &points, &outcomes),
         args.format,
         args.explain,
         args.trace,
-    )
+    )?)
 }

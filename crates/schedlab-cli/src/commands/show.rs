@@ -1,5 +1,6 @@
 //! `schedlab show`: a preset's experiment JSON.
 
+use crate::failure::Failure;
 use schedlab::presets;
 
 #[derive(clap::Args)]
@@ -7,9 +8,6 @@ pub struct Args {
     name: String,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
-    Ok(presets::get(&args.name)
-        .map_err(|e| e.to_string())?
-        .to_json()
-        + "\n")
+pub fn command(args: Args) -> Result<String, Failure> {
+    Ok(presets::get(&args.name)?.to_json() + "\n")
 }

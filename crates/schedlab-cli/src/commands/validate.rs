@@ -2,6 +2,7 @@
 //! the same workloads simulated on a calibrated machine.
 
 use super::DumpFormat;
+use crate::failure::Failure;
 use crate::validate;
 
 #[derive(clap::Args)]
@@ -34,8 +35,8 @@ pub struct Args {
     jobs: Option<usize>,
 }
 
-pub fn command(args: Args) -> Result<String, String> {
-    validate::run(&validate::Options {
+pub fn command(args: Args) -> Result<String, Failure> {
+    Ok(validate::run(&validate::Options {
         machine: args.machine,
         runs: args.runs,
         pipe_loops: args.pipe_loops,
@@ -45,5 +46,5 @@ pub fn command(args: Args) -> Result<String, String> {
         quick: args.quick,
         json: matches!(args.format, DumpFormat::Json),
         jobs: args.jobs,
-    })
+    })?)
 }

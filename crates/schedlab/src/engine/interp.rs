@@ -9,6 +9,7 @@ use super::task::{Pending, Task, TaskState, Wait};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
+use crate::error::Concern;
 use crate::error::Result;
 use crate::limits;
 use crate::sched::cfs::{weight_of_nice, Entity};
@@ -33,7 +34,7 @@ impl Sim {
     /// a fork child of `parent`, placed by the fork path and made runnable.
     pub(crate) fn start_task(&mut self, tpl: usize, parent: Option<usize>) -> Result<usize> {
         let id = self.tasks.len();
-        limits::TASKS.check("tasks alive in the run", id as u64 + 1)?;
+        limits::TASKS.check(Concern::Run, "tasks alive in the run", id as u64 + 1)?;
         let t = &self.workload.templates[tpl];
         let n = self.topo.ncpus();
         let affinity = t.affinity.unwrap_or_else(|| CpuSet::first_n(n));

@@ -31,6 +31,7 @@ use crate::cost::CostModel;
 use crate::counters::{Cause, Counter};
 use crate::cpuset::CpuSet;
 use crate::domains::Domains;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::policy::{KernelPolicy, PolicySpec};
@@ -178,7 +179,7 @@ impl Sim {
         let topo = cfg.topology.clone();
         let domains = Domains::build(&topo, &cfg.policy)?;
         let end_ns = match cfg.duration_ns {
-            Some(d) => cfg.start_ns + limits::SIM_TIME_NS.check("duration_ns", d)?,
+            Some(d) => cfg.start_ns + limits::SIM_TIME_NS.check(Concern::Run, "duration_ns", d)?,
             None => limits::SIM_TIME_NS.max,
         };
         let n = topo.ncpus();
@@ -333,7 +334,7 @@ impl Sim {
             }
             self.now = t;
             self.events += 1;
-            limits::EVENTS.check("events processed", self.events)?;
+            limits::EVENTS.check(Concern::Run, "events processed", self.events)?;
             self.dispatch(ev);
             let touched = std::mem::take(&mut self.seg_touched);
             for c in &touched {
@@ -343,12 +344,15 @@ impl Sim {
             self.seg_touched.clear();
             if self.check_invariants {
                 self.check_all().map_err(|e| {
-                    Error::invalid(format!("invariant broken at {} ns: {e}", self.now))
+                    Error::invalid(
+                        Concern::Run,
+                        format!("invariant broken at {} ns: {e}", self.now),
+                    )
                 })?;
             }
         }
         if self.now >= self.end_ns && !self.duration_set {
-            return Err(Error::invalid(format!(
+            return Err(Error::invalid(Concern::Run, format!(
                 "the run reached the simulated-time limit ({} s) with tasks still running; give it a duration",
                 limits::SIM_TIME_NS.max / 1_000_000_000
             )));

@@ -1,5 +1,6 @@
 //! Kernel eras: which kernel's code paths, domain templates and defaults.
 
+use crate::error::Concern;
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -585,7 +586,7 @@ impl std::str::FromStr for Era {
         Era::ALL
             .into_iter()
             .find(|e| e.name() == s)
-            .ok_or_else(|| Error::unknown("era", s, Era::ALL.map(|e| e.name())))
+            .ok_or_else(|| Error::unknown(Concern::Policy, "era", s, Era::ALL.map(|e| e.name())))
     }
 }
 

@@ -3,6 +3,7 @@
 //! that 2.6.2x's WAKEUP_PREEMPT is called WAKEUP_PREEMPTION in every era.
 
 use super::era::Era;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -151,6 +152,7 @@ impl Feature {
             .map(|(f, _, _)| *f)
             .ok_or_else(|| {
                 Error::unknown(
+                    Concern::Policy,
                     match era {
                         Era::V2_6_27 => "feature for era 2.6.27",
                         Era::V2_6_28 => "feature for era 2.6.28",

@@ -3,6 +3,7 @@
 //! against the kernel's); internally a flag is an [`SdFlag`].
 
 use super::era::Era;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -111,6 +112,7 @@ impl SdFlag {
             .map(|(f, _, _)| *f)
             .ok_or_else(|| {
                 Error::unknown(
+                    Concern::Policy,
                     match era {
                         Era::V2_6_27 => "SD flag for era 2.6.27",
                         Era::V2_6_28 => "SD flag for era 2.6.28",

@@ -20,6 +20,7 @@ pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};
 pub use tunables::{Tunable, Tunables};
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::sorted_map::NameMap;
 use serde::{Deserialize, Serialize};
@@ -125,6 +126,7 @@ impl PolicySpec {
         for (level, change) in &self.levels {
             if !era.level_names().contains(&level.as_str()) {
                 return Err(Error::unknown(
+                    Concern::Policy,
                     "domain level for this era",
                     level,
                     era.level_names(),
@@ -213,7 +215,14 @@ impl LevelParam {
         Self::ALL
             .into_iter()
             .find(|p| p.name() == name)
-            .ok_or_else(|| Error::unknown("level parameter", name, Self::ALL.map(|p| p.name())))
+            .ok_or_else(|| {
+                Error::unknown(
+                    Concern::Policy,
+                    "level parameter",
+                    name,
+                    Self::ALL.map(|p| p.name()),
+                )
+            })
     }
 
     /// The values the kernel accepts; anything else is an error, not clamped.

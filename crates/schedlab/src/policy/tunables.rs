@@ -2,6 +2,7 @@
 //! count as the kernel does at boot.
 
 use super::era::{Era, Picker};
+use crate::error::Concern;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +61,14 @@ impl Tunable {
             .iter()
             .copied()
             .find(|t| t.name() == name)
-            .ok_or_else(|| Error::unknown("tunable", name, valid.iter().map(|t| t.name())))
+            .ok_or_else(|| {
+                Error::unknown(
+                    Concern::Policy,
+                    "tunable",
+                    name,
+                    valid.iter().map(|t| t.name()),
+                )
+            })
     }
 
     fn valid_range(self) -> (u64, u64) {
@@ -135,10 +143,10 @@ impl Tunables {
     pub fn set(&mut self, t: Tunable, value: u64) -> Result<()> {
         let (lo, hi) = t.valid_range();
         if !(lo..=hi).contains(&value) {
-            return Err(Error::invalid(format!(
-                "tunable {} is {value}; it must be {lo}..={hi}",
-                t.name()
-            )));
+            return Err(Error::invalid(
+                Concern::Policy,
+                format!("tunable {} is {value}; it must be {lo}..={hi}", t.name()),
+            ));
         }
         match t {
             Tunable::Latency => self.latency_ns = value,

@@ -5,6 +5,7 @@
 //! form with flat instruction arrays.
 
 use crate::cpuset::CpuSet;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::limits;
 use serde::{Deserialize, Serialize};
@@ -398,22 +399,32 @@ pub fn parse_cpulist(text: &str, ncpus: usize) -> Result<CpuSet> {
             None => (part, part),
         };
         let parse = |s: &str| {
-            s.parse::<usize>()
-                .map_err(|_| Error::invalid(format!("cpulist {text:?}: {s:?} is not a CPU number")))
+            s.parse::<usize>().map_err(|_| {
+                Error::invalid(
+                    Concern::Workload,
+                    format!("cpulist {text:?}: {s:?} is not a CPU number"),
+                )
+            })
         };
         let (lo, hi) = (parse(lo)?, parse(hi)?);
         if lo > hi || hi >= ncpus {
-            return Err(Error::invalid(format!(
-                "cpulist {text:?}: {part:?} is not a range of CPUs 0..={}",
-                ncpus - 1
-            )));
+            return Err(Error::invalid(
+                Concern::Workload,
+                format!(
+                    "cpulist {text:?}: {part:?} is not a range of CPUs 0..={}",
+                    ncpus - 1
+                ),
+            ));
         }
         for c in lo..=hi {
             set.insert(c);
         }
     }
     if set.is_empty() {
-        return Err(Error::invalid(format!("cpulist {text:?} names no CPU")));
+        return Err(Error::invalid(
+            Concern::Workload,
+            format!("cpulist {text:?} names no CPU"),
+        ));
     }
     Ok(set)
 }
@@ -422,13 +433,14 @@ impl Workload {
     /// Checks a spec against a machine of `ncpus` CPUs and compiles it.
     pub fn compile(spec: &WorkloadSpec, ncpus: usize) -> Result<Workload> {
         if spec.tasks.is_empty() {
-            return Err(Error::invalid("workload has no tasks"));
+            return Err(Error::invalid(Concern::Workload, "workload has no tasks"));
         }
         for (i, c) in spec.channels.iter().enumerate() {
             if c.capacity == 0 {
-                return Err(Error::invalid(format!(
-                    "channels[{i}].capacity must be at least 1 byte"
-                )));
+                return Err(Error::invalid(
+                    Concern::Workload,
+                    format!("channels[{i}].capacity must be at least 1 byte"),
+                ));
             }
         }
         let mut w = Workload {
@@ -462,6 +474,7 @@ impl Workload {
             w.templates[i] = w.compile_task(t, &format!("tasks[{i}]"), ncpus)?;
         }
         limits::TASKS.check(
+            Concern::Workload,
             "workload tasks (initial and fork templates)",
             w.templates.len() as u64,
         )?;
@@ -488,23 +501,25 @@ impl Workload {
     fn compile_task(&mut self, t: &TaskSpec, at: &str, ncpus: usize) -> Result<TaskTemplate> {
         let who = format!("task {:?}", t.name);
         if !(-20..=19).contains(&t.nice) {
-            return Err(Error::invalid(format!(
-                "{at}.nice ({who}): nice {} is not in -20..=19",
-                t.nice
-            )));
+            return Err(Error::invalid(
+                Concern::Workload,
+                format!("{at}.nice ({who}): nice {} is not in -20..=19", t.nice),
+            ));
         }
         let affinity = match &t.affinity {
-            Some(list) => Some(
-                parse_cpulist(list, ncpus)
-                    .map_err(|e| Error::invalid(format!("{at}.affinity ({who}): {e}")))?,
-            ),
+            Some(list) => Some(parse_cpulist(list, ncpus).map_err(|e| {
+                Error::invalid(Concern::Workload, format!("{at}.affinity ({who}): {e}"))
+            })?),
             None => None,
         };
         if let Some(cpu) = t.start_cpu {
             if cpu >= ncpus {
-                return Err(Error::invalid(format!(
+                return Err(Error::invalid(
+                    Concern::Workload,
+                    format!(
                     "{at}.start_cpu ({who}): CPU {cpu} does not exist (the machine has {ncpus})"
-                )));
+                ),
+                ));
             }
         }
         let mut code = Vec::new();
@@ -514,10 +529,13 @@ impl Workload {
         let timer_slots = std::mem::replace(&mut self.timer_names, outer).len();
         let held = std::mem::replace(&mut self.held, outer_held);
         if let Some(&m) = held.first() {
-            return Err(Error::invalid(format!(
-                "{at}.program ({who}): the task ends holding mutex {:?} (unlock it first)",
-                self.mutexes[m]
-            )));
+            return Err(Error::invalid(
+                Concern::Workload,
+                format!(
+                    "{at}.program ({who}): the task ends holding mutex {:?} (unlock it first)",
+                    self.mutexes[m]
+                ),
+            ));
         }
         Ok(TaskTemplate {
             name: t.name.clone(),
@@ -542,7 +560,7 @@ impl Workload {
         let what = if count == u64::MAX { "forever" } else { "loop" };
         // A body that takes no time would spin forever at one instant.
         if !body.iter().any(takes_time) {
-            return Err(Error::invalid(format!(
+            return Err(Error::invalid(Concern::Workload, format!(
                 "{here} ({who}, {what}): a loop body needs an operation that takes time (compute, write, read, sleep or fork)"
             )));
         }
@@ -554,7 +572,7 @@ impl Workload {
             let name = |m: &usize| self.mutexes[*m].clone();
             let at_end: Vec<String> = self.held.iter().map(name).collect();
             let at_start: Vec<String> = before.iter().map(name).collect();
-            return Err(Error::invalid(format!(
+            return Err(Error::invalid(Concern::Workload, format!(
                 "{here} ({who}, {what}): a loop body must hold the same mutexes at its end as at its start (holds {at_start:?} before an iteration, {at_end:?} after)"
             )));
         }
@@ -572,15 +590,19 @@ impl Workload {
     ) -> Result<()> {
         for (i, op) in ops.iter().enumerate() {
             let here = format!("{at}[{i}]");
-            let fail =
-                |msg: String| Error::invalid(format!("{here} ({who}, {}): {msg}", op.name()));
+            let fail = |msg: String| {
+                Error::invalid(
+                    Concern::Workload,
+                    format!("{here} ({who}, {}): {msg}", op.name()),
+                )
+            };
             match op {
                 Op::Compute(t) | Op::Sleep(t) => {
                     if t.jitter_pct > 100 {
                         return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
                     }
                     limits::SIM_TIME_NS
-                        .check("ns", t.ns)
+                        .check(Concern::Workload, "ns", t.ns)
                         .map_err(|e| fail(e.to_string()))?;
                     code.push(if matches!(op, Op::Compute(_)) {
                         Insn::Compute(*t)
@@ -639,7 +661,7 @@ impl Workload {
                         return Err(fail("period_ns must be at least 1".into()));
                     }
                     limits::SIM_TIME_NS
-                        .check("period_ns", t.period_ns)
+                        .check(Concern::Workload, "period_ns", t.period_ns)
                         .map_err(|e| fail(e.to_string()))?;
                     let slot = match self.timer_names.iter().position(|n| *n == t.name) {
                         Some(s) => s,
@@ -672,7 +694,7 @@ impl Workload {
                         return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
                     }
                     limits::SIM_TIME_NS
-                        .check("ns", t.ns)
+                        .check(Concern::Workload, "ns", t.ns)
                         .map_err(|e| fail(e.to_string()))?;
                     code.push(Insn::Runtime(*t));
                 }
@@ -684,7 +706,7 @@ impl Workload {
                         return Err(fail("buffer must be at least 1 byte".into()));
                     }
                     limits::SIM_TIME_NS
-                        .check("bytes", *bytes)
+                        .check(Concern::Workload, "bytes", *bytes)
                         .map_err(|e| fail(e.to_string()))?;
                     code.push(Insn::Mem {
                         bytes: *bytes,

@@ -26,6 +26,7 @@
 //! resume, yield, fork events, other scheduling classes, per-phase CPU
 //! sets, timers shared between tasks.
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::workload::bench::{Custom, CustomMetric};
 use crate::workload::program::{Op, TaskSpec, Time, TimerSpec};
@@ -88,7 +89,7 @@ impl<'de> Deserialize<'de> for J {
 }
 
 fn err(path: &str, msg: impl std::fmt::Display) -> Error {
-    Error::invalid(format!("{path}: {msg}"))
+    Error::invalid(Concern::Import, format!("{path}: {msg}"))
 }
 
 fn obj<'a>(j: &'a J, path: &str) -> Result<&'a [(String, J)]> {
@@ -172,8 +173,12 @@ impl Ctx {
 
 /// Reads an rt-app JSON file.
 pub fn import(text: &str) -> Result<Import> {
-    let root: J = serde_json::from_str(text)
-        .map_err(|e| Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column())))?;
+    let root: J = serde_json::from_str(text).map_err(|e| {
+        Error::invalid(
+            Concern::Import,
+            format!("line {}, column {}: {e}", e.line(), e.column()),
+        )
+    })?;
     let mut ignored = Vec::new();
     let mut duration_s: i64 = -1;
     let mut ctx = Ctx {

@@ -7,6 +7,7 @@ use super::ops::{ms_to_ns, Built};
 use super::readout::{measured_secs, Better, Metric, Report};
 use crate::engine::stats::LatencyHist;
 use crate::engine::RunOutput;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::workload::program::{ChannelSpec, Op, TaskSpec, WorkloadSpec};
 use serde::{Deserialize, Serialize};
@@ -186,21 +187,29 @@ impl Custom {
     /// and line and column when the text is not JSON.
     pub fn from_json(text: &str) -> Result<Custom> {
         let mut v: Value = serde_json::from_str(text).map_err(|e| {
-            Error::invalid(format!("line {}, column {}: {e}", e.line(), e.column()))
+            Error::invalid(
+                Concern::Workload,
+                format!("line {}, column {}: {e}", e.line(), e.column()),
+            )
         })?;
         if let Value::Object(o) = &mut v {
             match o.remove("kind") {
                 None => {}
                 Some(Value::String(k)) if k == "custom" => {}
                 Some(k) => {
-                    return Err(Error::invalid(format!(
-                        "workload.kind: {k} is not \"custom\""
-                    )))
+                    return Err(Error::invalid(
+                        Concern::Workload,
+                        format!("workload.kind: {k} is not \"custom\""),
+                    ))
                 }
             }
         }
-        Custom::try_from(v)
-            .map_err(|msg| Error::invalid(crate::json_path::with_position(text, "workload", &msg)))
+        Custom::try_from(v).map_err(|msg| {
+            Error::invalid(
+                Concern::Workload,
+                crate::json_path::with_position(text, "workload", &msg),
+            )
+        })
     }
 
     pub fn spec(&self) -> WorkloadSpec {
@@ -229,19 +238,22 @@ impl Custom {
         }
         if self.tasks.is_empty() {
             return Err(Error::invalid(
+                Concern::Workload,
                 "workload.tasks: a custom workload needs a task",
             ));
         }
         if self.metric != CustomMetric::WakeupP99 {
             let Some(mark) = &self.mark else {
                 return Err(Error::invalid(
+                    Concern::Workload,
                     "workload.mark: the metric reads a mark; name its label",
                 ));
             };
             if !self.tasks.iter().any(|t| marks_in(&t.program, mark)) {
-                return Err(Error::invalid(format!(
-                    "workload.mark: no task records the mark {mark:?}"
-                )));
+                return Err(Error::invalid(
+                    Concern::Workload,
+                    format!("workload.mark: no task records the mark {mark:?}"),
+                ));
             }
         }
         Ok(Built {

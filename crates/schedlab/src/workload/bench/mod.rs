@@ -27,6 +27,7 @@ pub use sysbench::{Database, Sysbench};
 pub use tbench::Tbench;
 
 use crate::engine::RunOutput;
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -152,11 +153,20 @@ impl Benchmark {
         if !known.iter().any(|k| k == name) && !optional.contains(&name) {
             let mut valid = known;
             valid.extend(optional.iter().map(|s| s.to_string()));
-            return Err(Error::unknown("parameter of this workload", name, valid));
+            return Err(Error::unknown(
+                Concern::Workload,
+                "parameter of this workload",
+                name,
+                valid,
+            ));
         }
         obj.insert(name.to_string(), value.clone());
-        crate::json_path::from_value(&v)
-            .map_err(|e| Error::invalid(format!("{} parameter {name}: {e}", self.name())))
+        crate::json_path::from_value(&v).map_err(|e| {
+            Error::invalid(
+                Concern::Workload,
+                format!("{} parameter {name}: {e}", self.name()),
+            )
+        })
     }
 
     /// Parameters that are omitted from the JSON when unset.
@@ -187,13 +197,18 @@ impl Benchmark {
     /// small producer and consumer for `custom`).
     pub fn default_of(kind: &str) -> Result<Benchmark> {
         if !KINDS.contains(&kind) {
-            return Err(Error::unknown("workload kind", kind, KINDS));
+            return Err(Error::unknown(
+                Concern::Workload,
+                "workload kind",
+                kind,
+                KINDS,
+            ));
         }
         if kind == "custom" {
             return Ok(Benchmark::Custom(Custom::example()));
         }
         crate::json_path::from_value(&serde_json::json!({ "kind": kind }))
-            .map_err(|e| Error::invalid(format!("workload {kind}: {e}")))
+            .map_err(|e| Error::invalid(Concern::Workload, format!("workload {kind}: {e}")))
     }
 
     /// The parameters, in the order the tool documents them.

@@ -2,6 +2,7 @@
 //! operations of the task language as each tool uses them, parameter
 //! checks, and what a generator hands the engine ([`Built`]).
 
+use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::workload::program::{ChannelKind, ChannelSpec, Op, TaskSpec, Time, WorkloadSpec};
 
@@ -18,9 +19,10 @@ pub(crate) fn check(tool: &str, name: &str, value: u64, lo: u64, hi: u64) -> Res
     if (lo..=hi).contains(&value) {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "{tool} parameter {name} is {value}; it must be {lo}..={hi}"
-        )))
+        Err(Error::invalid(
+            Concern::Workload,
+            format!("{tool} parameter {name} is {value}; it must be {lo}..={hi}"),
+        ))
     }
 }
 

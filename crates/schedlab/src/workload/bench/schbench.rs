@@ -24,6 +24,7 @@ use super::ops::{channel, check, compute, ms_to_ns, read, task, write, Built};
 use super::readout::{mark_stats, measured_secs, Report};
 use crate::engine::stats::LatencyHist;
 use crate::engine::RunOutput;
+use crate::error::Concern;
 use crate::error::Result;
 use crate::workload::program::{ChannelKind, Op, Time, TimerSpec, WorkloadSpec};
 use serde::{Deserialize, Serialize};
@@ -106,7 +107,7 @@ impl Schbench {
         // schbench divides -R among its message threads, rounding down.
         let per_thread = (self.rps > 0).then(|| self.rps / m as u64);
         if per_thread == Some(0) {
-            return Err(crate::error::Error::invalid(format!(
+            return Err(crate::error::Error::invalid(Concern::Workload, format!(
                 "schbench parameter rps is {}, below one request per second per message thread ({m}); use 0 for as fast as the workers go",
                 self.rps
             )));
