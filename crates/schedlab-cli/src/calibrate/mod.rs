@@ -4,7 +4,9 @@
 //! model's default with the reason it could not be measured; the machine's
 //! `calibration` records all of it.
 
+mod derive;
 pub mod measure;
+mod plan;
 pub mod probes;
 pub mod sysfs;
 
@@ -38,6 +40,11 @@ const NODE_COPY_MAX_MIB: usize = 4096;
 /// reader to block again), also taken by its no-wakeup twin so both writes
 /// start from the same cache state.
 const LOCAL_WAKE_PAUSE_NS: u64 = 50_000;
+
+/// One idle-exit probe: the idle gap before the wakeup (ns), the wakeup's
+/// latency (ns), the idle state the target mostly entered, and that
+/// state's share of its entries.
+type IdleSample = (u64, f64, Option<usize>, f64);
 
 /// Idle periods before a wakeup, for the idle-exit probes.
 const IDLE_GAPS_NS: [u64; 5] = [0, 50_000, 200_000, 1_000_000, 5_000_000];
@@ -198,131 +205,13 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         let c = class(&machine.places[&a], &machine.places[&b]);
         partner[c].get_or_insert(b);
     }
-    let mut costs = HwCosts::default();
-    let d = HwCosts::default();
 
-    // One CPU: system calls, copies, messages, fork, switches.
-    let sys = run.probe(
-        "syscall",
-        "a bare system call (getppid)",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            measure::repeat(b, || probes::syscall(2_000))
-        },
-    );
-    let pipe_pair = run.probe(
-        "pipe_op_pair",
-        "a 4-byte pipe write and its read by one thread, nobody waiting",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            let p = probes::Pair::pipe()?;
-            measure::repeat(b, || p.batch(4, 500))
-        },
-    );
-    let pipe_copy = run.probe(
-        "pipe_16k_pair",
-        "a 16 KiB pipe write and its read by one thread",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            let p = probes::Pair::pipe()?;
-            measure::repeat(b, || p.batch(16_384, 50))
-        },
-    );
-    let unix_pair = run.probe(
-        "unix_msg_pair",
-        "a 100-byte AF_UNIX stream write and its read by one thread",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            let p = probes::Pair::unix()?;
-            measure::repeat(b, || p.batch(100, 500))
-        },
-    );
-    let tcp_pair = run.probe(
-        "tcp_loopback_pair",
-        "a 1-byte loopback TCP write and its read by one thread",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            let mut t = probes::Tcp::new()?;
-            measure::repeat(b, || t.batch(200))
-        },
-    );
-    let fork = run.probe(
-        "fork",
-        "fork() until it returns in the parent (the child exits at once)",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            measure::repeat(b, || probes::fork(3))
-        },
-    );
-    let rt_proc = run.probe(
-        "pipe_rt_same_cpu_processes",
-        "a pipe round trip between two processes on one CPU",
-        &[a],
-        "ns",
-        move |b| {
-            probes::pin(a)?;
-            let p = probes::PingPong::processes()?;
-            measure::repeat(b, || p.batch(200))
-        },
-    );
-    let rt_thread = run.probe(
-        "pipe_rt_same_cpu_threads",
-        "a pipe round trip between two threads of one process on one CPU",
-        &[a],
-        "ns",
-        move |b| {
-            let p = probes::PingPong::threads(a, a)?;
-            measure::repeat(b, || p.batch(200))
-        },
-    );
-
-    let lone_write = run.probe(
-        "pipe_write_alone",
-        "an 8-byte pipe write that wakes nobody, timed call by call",
-        &[a],
-        "ns",
-        move |bud| {
-            probes::pin(a)?;
-            measure::repeat(bud, || probes::lone_write(50, LOCAL_WAKE_PAUSE_NS))
-        },
-    );
-    let local_write = run.probe(
-        "pipe_write_wakes_local",
-        "an 8-byte pipe write waking a SCHED_IDLE reader blocked on the same CPU (no preemption), timed call by call",
-        &[a],
-        "ns",
-        move |bud| {
-            let o = OneWay::new(a, a, Wait::Local, LOCAL_WAKE_PAUSE_NS)?;
-            measure::repeat(bud, || o.batch(20).map(|x| x.write_ns))
-        },
-    );
-
-    let read_local = run.probe(
-        "read_after_write_same_cpu",
-        "an 8-byte pipe read() of what this thread just wrote, timed call by call",
-        &[a],
-        "ns",
-        move |bud| {
-            let o = probes::ReadAfter::new(a, None)?;
-            measure::repeat(bud, || o.batch(50))
-        },
-    );
+    for p in &plan::ONE_CPU {
+        let measure = p.measure;
+        run.probe(p.name, p.what, &[a], "ns", move |b| measure(a, b));
+    }
 
     // Across CPUs, for each distance the machine has.
-    let mut miss: [Option<f64>; 4] = [None; 4];
-    let mut poll: [Option<f64>; 4] = [None; 4];
     for c in 0..4 {
         let Some(b) = partner[c] else {
             let why = if allowed.len() < 2 {
@@ -333,144 +222,31 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             run.skip(&format!("cross-CPU probes, {}", CLASS[c]), &why);
             continue;
         };
-        let key = CLASS_KEY[c];
-        miss[c] = run.probe(
-            &format!("line_bounce_{key}"),
-            &format!("one transfer of a cache line bounced between {}", CLASS[c]),
-            &[a, b],
-            "ns",
-            move |bud| {
-                let l = probes::LineBounce::new(a, b)?;
-                measure::repeat(bud, || l.batch(2_000))
-            },
-        );
-        run.probe(
-            &format!("pipe_rt_{key}"),
-            &format!("a pipe round trip between two threads on {}", CLASS[c]),
-            &[a, b],
-            "ns",
-            move |bud| {
-                let p = probes::PingPong::threads(a, b)?;
-                measure::repeat(bud, || p.batch(20))
-            },
-        );
-        poll[c] = run.probe(
-            &format!("read_after_write_{key}"),
-            &format!(
-                "an 8-byte pipe read() on one of {} of what the other just wrote, timed call by call",
-                CLASS[c]
-            ),
-            &[a, b],
-            "ns",
-            move |bud| {
-                let o = probes::ReadAfter::new(a, Some(b))?;
-                measure::repeat(bud, || o.batch(50))
-            },
-        );
-    }
-    // The wakeup probes use the nearest pair that is not an SMT sibling
-    // (the model has one IPI cost and one idle-exit table).
-    let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
-    let mut refill = None;
-    let mut busy = None;
-    let mut busy_write = None;
-    let mut idle: Vec<(u64, f64, Option<usize>, f64)> = Vec::new();
-    let states = sysfs::idle_states(near.and_then(|c| partner[c]).unwrap_or(a));
-    if let Some(c) = near {
-        let b = partner[c].expect("near has a partner");
-        let key = CLASS_KEY[c];
-        refill = run.probe(
-            &format!("refill_{key}"),
-            &format!(
-                "reading a {} KiB working set just written on {} (one load per line, in order), per line",
-                256, CLASS[c]
-            ),
-            &[a, b],
-            "ns",
-            move |bud| {
-                let r = probes::Refill::new(a, b)?;
-                measure::repeat(bud, || r.batch())
-            },
-        );
-        let mut bw = None;
-        busy = run.probe(
-            &format!("oneway_busy_{key}"),
-            &format!(
-                "a pipe write to the blocked reader returning on {}, its CPU busy with a SCHED_IDLE task (wakeup preemption by IPI, no idle exit)",
-                CLASS[c]
-            ),
-            &[a, b],
-            "ns",
-            |bud| {
-                let o = OneWay::new(a, b, Wait::Busy, 20_000)?;
-                let mut writes = Vec::new();
-                let s = measure::repeat(bud, || {
-                    let x = o.batch(10)?;
-                    writes.push(x.write_ns);
-                    Ok(x.latency_ns)
-                })?;
-                bw = Some(measure::median(&writes));
-                Ok(s)
-            },
-        );
-        busy_write = bw;
-        if let Some(w) = busy_write {
-            run.probes.push(Probe {
-                name: format!("oneway_busy_{key}_write"),
-                what: "the writer's write() call in oneway_busy (it wakes the reader)".into(),
-                cpus: vec![a],
-                unit: "ns".into(),
-                median: round2(w),
-                spread: 0.0,
-                batches: 1,
-            });
-        }
-        for gap in IDLE_GAPS_NS {
-            let before = sysfs::idle_usage(b);
-            let samples = (2_000_000 / (gap + 20_000)).clamp(3, 50) as usize;
-            let lat = run.probe(
-                &format!("oneway_idle_{key}_{}us", gap / 1000),
-                &format!(
-                    "a pipe write to the blocked reader returning on {}, its CPU idle for {} us before",
-                    CLASS[c],
-                    gap / 1000
-                ),
+        for p in &plan::PER_CLASS {
+            let measure = p.measure;
+            run.probe(
+                &format!("{}_{}", p.prefix, CLASS_KEY[c]),
+                &p.what.replace("{class}", CLASS[c]),
                 &[a, b],
                 "ns",
-                move |bud| {
-                    let o = OneWay::new(a, b, Wait::Idle, gap)?;
-                    measure::repeat(bud, || o.batch(samples).map(|x| x.latency_ns))
-                },
+                move |bud| measure(a, b, bud),
             );
-            let after = sysfs::idle_usage(b);
-            // The idle state the target entered most during the probe.
-            let entered: Vec<u64> = after
-                .iter()
-                .zip(before.iter().chain(std::iter::repeat(&0)))
-                .map(|(x, y)| x.saturating_sub(*y))
-                .collect();
-            let total: u64 = entered.iter().sum();
-            let dominant = entered
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, n)| **n)
-                .filter(|(_, n)| **n > 0)
-                .map(|(i, _)| i);
-            let share = dominant.map_or(0.0, |i| entered[i] as f64 / total as f64);
-            if let Some(i) = dominant {
-                let name = states
-                    .iter()
-                    .find(|s| s.index == i)
-                    .map_or("?", |s| s.name.as_str());
-                eprintln!("calibrate:      CPU {b} mostly entered {name} ({:.0}% of {total} idle entries)", share * 100.0);
-            }
-            if let Some(l) = lat {
-                idle.push((gap, l, dominant, share));
-            }
         }
     }
 
-    let smt = partner[0].and_then(|sib| {
+    // The wakeup probes use the nearest pair that is not an SMT sibling
+    // (the model has one IPI cost and one idle-exit table).
+    let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
+    let states = sysfs::idle_states(near.and_then(|c| partner[c]).unwrap_or(a));
+    let (busy, idle) = match near {
+        Some(c) => {
+            let b = partner[c].expect("near has a partner");
+            wakeup_probes(&mut run, a, b, c, &states)
+        }
+        None => (None, Vec::new()),
+    };
+
+    partner[0].and_then(|sib| {
         run.probe(
             "smt_pair_throughput",
             "integer work on both SMT siblings at once against one alone, in percent of one thread",
@@ -486,353 +262,53 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         )
     });
 
-    // Copy bandwidth per core (in cache and from memory) and per node.
-    run.probe(
-        "copy_bw_core_cached",
-        "memcpy of 256 KiB in cache by one thread",
-        &[a],
-        "GB/s",
-        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 256, 40)),
-    );
-    run.probe(
-        "copy_bw_core_memory",
-        "memcpy of 32 MiB by one thread",
-        &[a],
-        "GB/s",
-        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 32_768, 2)),
-    );
-    // Each node's memory bandwidth: every allowed CPU of the node copying at
-    // once, with buffers that together hold twice the LLC so the copies
-    // stream from memory (a node probe with a cache-sized buffer measures
-    // the cache). Skipped where that would take more than NODE_COPY_MAX_MIB.
-    let llc = sysfs::llc_kib(a);
-    let llc_kib = llc.as_ref().map_or(d.llc_kib, |(k, _)| *k) as usize;
-    let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for &c in &allowed {
-        nodes.entry(machine.places[&c].node).or_default().push(c);
-    }
-    let mut node_bw: Vec<f64> = Vec::new();
-    for (node, cpus) in &nodes {
-        let per_cpu_kib = (2 * llc_kib).div_ceil(cpus.len()).max(32 * 1024);
-        // A source and a destination per CPU.
-        let total_mib = 2 * per_cpu_kib * cpus.len() / 1024;
-        let name = format!("copy_bw_node{node}");
-        // At most NODE_COPY_MAX_MIB, and half of what the kernel says is
-        // available (an allocation that fails aborts the process).
-        let limit =
-            sysfs::mem_available_mib().map_or(NODE_COPY_MAX_MIB, |m| NODE_COPY_MAX_MIB.min(m / 2));
-        if total_mib > limit {
-            run.skip(
-                &name,
-                &format!("its buffers would take {total_mib} MiB to outsize a {llc_kib} KiB LLC (at most {limit} here)"),
-            );
-            continue;
-        }
-        let cpus = cpus.clone();
-        let bw = run.probe(
-            &name,
-            &format!(
-                "memcpy of {} MiB by each of node {node}'s CPUs at once, summed",
-                per_cpu_kib / 1024
-            ),
-            &cpus.clone(),
-            "GB/s",
-            move |bud| {
-                // Few batches: each one allocates and first touches the buffers.
-                let few = Budget {
-                    min_batches: bud.min_batches.min(3),
-                    max_batches: bud.max_batches.min(5),
-                    ..*bud
-                };
-                measure::repeat(&few, || probes::copy_bandwidth(&cpus, per_cpu_kib, 2))
-            },
-        );
-        node_bw.extend(bw);
-    }
+    let llc = bandwidth_probes(&mut run, a, &allowed, &machine);
 
-    // --- Costs from the probes ---
-    let s = match pipe_pair {
-        Some(p) => {
-            let mut how =
-                "pipe_op_pair / 2 (the engine charges it once per read or write)".to_string();
-            let v = ns(p / 2.0, &mut how);
-            run.cost("syscall_ns", v as f64, "measured", how);
-            costs.syscall_ns = v;
-            p / 2.0
-        }
-        None => {
-            run.default_cost("syscall_ns", d.syscall_ns, "pipe_op_pair did not run");
-            d.syscall_ns as f64
-        }
+    let measured = derive::Measured {
+        medians: run
+            .probes
+            .iter()
+            .map(|p| (p.name.clone(), p.median))
+            .collect(),
+        a,
+        partner: partner.map(|p| p.is_some()),
+        near,
+        guest: sysfs::is_guest(),
+        clock_mhz: sysfs::clock_mhz(a),
+        llc_kib: llc,
     };
-    let _ = sys;
-    let copy_per_kib = match (pipe_copy, pipe_pair) {
-        (Some(c), Some(p)) => {
-            let mut how =
-                "(pipe_16k_pair - pipe_op_pair) / 32 KiB (a write and a read each copy 16 KiB)"
-                    .to_string();
-            let v = ns((c - p) / 32.0, &mut how);
-            run.cost("copy_ns_per_kib", v as f64, "measured", how);
-            costs.copy_ns_per_kib = v;
-            (c - p) / 32.0
-        }
-        _ => {
-            run.default_cost(
-                "copy_ns_per_kib",
-                d.copy_ns_per_kib,
-                "a pipe probe did not run",
-            );
-            d.copy_ns_per_kib as f64
-        }
-    };
-    match (unix_pair, pipe_pair) {
-        (Some(u), Some(p)) => {
-            let mut how = "unix_msg_pair - pipe_op_pair - 2 x 96 bytes of copy (the engine splits it between sender and reader)".to_string();
-            let v = ns(u - p - 2.0 * copy_per_kib * 96.0 / 1024.0, &mut how);
-            run.cost("unix_msg_ns", v as f64, "measured", how);
-            costs.unix_msg_ns = v;
-        }
-        _ => run.default_cost("unix_msg_ns", d.unix_msg_ns, "a message probe did not run"),
-    }
-    match (tcp_pair, pipe_pair) {
-        (Some(t), Some(p)) => {
-            let mut how = "tcp_loopback_pair - pipe_op_pair (send and receive softirq, charged to the sender)".to_string();
-            let v = ns(t - p, &mut how);
-            run.cost("net_msg_ns", v as f64, "measured", how);
-            costs.net_msg_ns = v;
-        }
-        _ => run.default_cost("net_msg_ns", d.net_msg_ns, "a message probe did not run"),
-    }
-    match fork {
-        Some(f) => {
-            run.cost("fork_ns", f.round(), "measured", "fork");
-            costs.fork_ns = f.round() as u64;
-        }
-        None => run.default_cost("fork_ns", d.fork_ns, "the fork probe did not run"),
-    }
-    // The waker's share of a wakeup: its write() with a blocked reader
-    // against one with nobody to wake.
-    let w = match (local_write, lone_write) {
-        (Some(bw), Some(lw)) => {
-            let mut how = "pipe_write_wakes_local - pipe_write_alone (the waker's try_to_wake_up)"
-                .to_string();
-            let v = ns(bw - lw, &mut how);
-            run.cost("wakeup_ns", v as f64, "measured", how);
-            costs.wakeup_ns = v;
-            v as f64
-        }
-        _ => {
-            run.default_cost("wakeup_ns", d.wakeup_ns, "a wakeup probe did not run");
-            d.wakeup_ns as f64
-        }
-    };
-    if let (Some(bw), Some(lw), Some(c)) = (busy_write, local_write, near) {
-        // Not a cost of the model: the waker is not charged for sending the IPI.
-        run.probes.push(Probe {
-            name: format!("remote_wakeup_extra_{}", CLASS_KEY[c]),
-            what: "oneway_busy write() - pipe_write_wakes_local: the waker's extra time for a wakeup on another CPU (sending the IPI); the model does not charge it".into(),
-            cpus: vec![a],
-            unit: "ns".into(),
-            median: round2(bw - lw),
-            spread: 0.0,
-            batches: 1,
-        });
-    }
-    // A round trip on one CPU without wakeup preemption: per side a write,
-    // a wakeup, a read that blocks, one switch.
-    let mut ts = d.thread_switch_ns as f64;
-    for (rt, field, which) in [
-        (rt_proc, "context_switch_ns", "pipe_rt_same_cpu_processes"),
-        (rt_thread, "thread_switch_ns", "pipe_rt_same_cpu_threads"),
-    ] {
-        match rt {
-            Some(rt) => {
-                let mut how = format!(
-                    "{which} / 2 - 2 x syscall_ns - wakeup_ns (each side writes, wakes, blocks in read, switches)"
-                );
-                let v = ns(rt / 2.0 - 2.0 * s - w, &mut how);
-                run.cost(field, v as f64, "measured", how);
-                if field == "context_switch_ns" {
-                    costs.context_switch_ns = v;
-                } else {
-                    costs.thread_switch_ns = v;
-                    ts = v as f64;
-                }
-            }
-            None => {
-                let dv = if field == "context_switch_ns" {
-                    d.context_switch_ns
-                } else {
-                    d.thread_switch_ns
-                };
-                run.default_cost(field, dv, format!("{which} did not run"));
-            }
-        }
-    }
-    for c in 0..4 {
-        match miss[c] {
-            Some(m) => {
-                let v = m.round().max(1.0) as u64;
-                run.cost(
-                    &format!("miss_ns[{c}]"),
-                    v as f64,
-                    "measured",
-                    format!("line_bounce_{} ({})", CLASS_KEY[c], CLASS[c]),
-                );
-                costs.miss_ns[c] = v;
-            }
-            None => run.default_cost(
-                &format!("miss_ns[{c}]"),
-                d.miss_ns[c],
-                format!("no pair of {} on this machine (unused here)", CLASS[c]),
-            ),
-        }
-    }
-    let mlp = match (near, refill) {
-        (Some(c), Some(r)) if miss[c].is_some() => {
-            let m = miss[c].expect("checked");
-            let v = (m / r).round().max(1.0) as u32;
-            run.cost(
-                "mlp",
-                v as f64,
-                "measured",
-                format!(
-                    "line_bounce_{k} / refill_{k} (lines in flight while refilling)",
-                    k = CLASS_KEY[c]
-                ),
-            );
-            costs.mlp = v;
-            v as f64
-        }
-        _ => {
-            run.default_cost("mlp", d.mlp as u64, "needs two CPUs (not measured)");
-            d.mlp as f64
-        }
-    };
-    let mut x_near = None;
-    for c in 0..4 {
-        match (poll[c], read_local) {
-            (Some(l), Some(base)) => {
-                let mut how = format!(
-                    "read_after_write_{} - read_after_write_same_cpu - miss_ns[{c}] / mlp (the buffer's shared state beside its one data line)",
-                    CLASS_KEY[c]
-                );
-                let v = ns(l - base - costs.miss_ns[c] as f64 / mlp, &mut how);
-                run.cost(&format!("transfer_ns[{c}]"), v as f64, "measured", how);
-                costs.transfer_ns[c] = v;
-                if Some(c) == near {
-                    // The reader's transfer (state and data line) and the
-                    // writer's (the state its last read left on the reader's CPU).
-                    x_near = Some(2.0 * v as f64 + costs.miss_ns[c] as f64 / mlp);
-                }
-            }
-            _ => run.default_cost(
-                &format!("transfer_ns[{c}]"),
-                d.transfer_ns[c],
-                if partner[c].is_some() {
-                    "a read probe did not run".to_string()
-                } else {
-                    format!("no pair of {} on this machine (unused here)", CLASS[c])
-                },
-            ),
-        }
-    }
-    let guest = sysfs::is_guest();
-    match (near, busy, x_near) {
-        (Some(c), Some(l), Some(x)) => {
-            let mut how = format!(
-                "oneway_busy_{k} - syscall_ns - thread_switch_ns - 2 x transfer_ns - miss_ns / mlp: the write with its state transfer, then the IPI, the switch and the read's transfer",
-                k = CLASS_KEY[c]
-            );
-            if guest {
-                how.push_str("; a guest: the hypervisor's share is inside the measurement");
-            }
-            let v = ns(l - s - ts - x, &mut how);
-            run.cost("ipi_ns", v as f64, "measured", how);
-            costs.ipi_ns = v;
-            costs.virt_ipi_extra_ns = 0;
-            run.cost(
-                "virt_ipi_extra_ns",
-                0.0,
-                "measured",
-                "0: ipi_ns was measured on this machine and includes any hypervisor cost",
-            );
-        }
-        _ => {
-            run.default_cost("ipi_ns", d.ipi_ns, "needs two CPUs (not measured)");
-            run.default_cost("virt_ipi_extra_ns", 0, "needs two CPUs (not measured)");
-        }
-    }
+    let mut costs = HwCosts::default();
+    derive::costs(&mut run, &measured, &mut costs);
+    let guest = measured.guest;
     check_unix_split(&mut run, a);
     if let Some(c) = near {
         let b = partner[c].expect("a near class has a partner");
         check_remote_messages(&mut run, a, b, c, &costs);
         check_remote_tcp(&mut run, a, b, c, &costs);
     }
-    run.default_cost(
-        "scan_ns_per_cpu",
-        d.scan_ns_per_cpu,
-        "checking a CPU in select_idle_sibling cannot be timed from user space",
-    );
-    match smt {
-        Some(p) => {
-            let v = p.round().clamp(100.0, 200.0) as u32;
-            run.cost(
-                "smt_throughput_pct",
-                v as f64,
-                "measured",
-                "smt_pair_throughput (held to 100..=200)",
-            );
-            costs.smt_throughput_pct = v;
-        }
-        None => run.default_cost(
-            "smt_throughput_pct",
-            d.smt_throughput_pct as u64,
-            "no SMT siblings (unused on this machine)",
-        ),
-    }
-    match sysfs::clock_mhz(a) {
-        Some((mhz, from)) if mhz > 0 => {
-            run.cost("clock_mhz", mhz as f64, "read", from);
-            costs.clock_mhz = mhz;
-        }
-        _ => run.default_cost(
-            "clock_mhz",
-            d.clock_mhz as u64,
-            "no clock in cpufreq or /proc/cpuinfo",
-        ),
-    }
-    match llc {
-        Some((kib, from)) => {
-            run.cost("llc_kib", kib as f64, "read", from);
-            costs.llc_kib = kib;
-        }
-        None => run.default_cost("llc_kib", d.llc_kib, "sysfs lists no cache sizes"),
-    }
-    // memcpy moves each byte twice (a read and a write), as STREAM's Copy
-    // counts bandwidth; the slowest node stands for all (the model has one
-    // figure per node, the same for every node).
-    match node_bw.iter().copied().reduce(f64::min) {
-        Some(gb_s) => {
-            let v = (2.0 * gb_s * 1000.0).round().max(1.0) as u64;
-            run.cost(
-                "mem_bw_mb_s",
-                v as f64,
-                "measured",
-                "2 x copy_bw_node (the slowest node): memcpy reads and writes each byte, as STREAM's Copy counts",
-            );
-            costs.mem_bw_mb_s = v;
-        }
-        None => run.default_cost("mem_bw_mb_s", d.mem_bw_mb_s, "no node copy probe ran"),
-    }
     costs.cstates = cstates(&mut run, &states, &idle, busy, near);
 
+    let spec = machine_spec(&opts.name, &machine, guest, costs, run);
+    Topology::from_spec(&spec)
+        .map_err(|e| format!("the measured machine does not validate: {e}"))?;
+    Ok(spec)
+}
+
+/// The machine record: the topology read, the costs derived, and the
+/// calibration (every probe, cost and skip, with the kernel and CPU model).
+fn machine_spec(
+    name: &str,
+    machine: &sysfs::Machine,
+    guest: bool,
+    costs: HwCosts,
+    run: Run,
+) -> MachineSpec {
     let layout = machine.layout.clone();
     let ncpus = machine.os_cpus.len();
     let kernel = sysfs::kernel_release();
     let model = sysfs::cpu_model();
-    let spec = MachineSpec {
-        name: opts.name.clone(),
+    MachineSpec {
+        name: name.to_string(),
         description: format!(
             "{}{}: {ncpus} CPUs, measured by schedlab calibrate on Linux {kernel}{}.",
             if model.is_empty() {
@@ -864,10 +340,189 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             costs: run.costs,
             skipped: run.skipped,
         }),
-    };
-    Topology::from_spec(&spec)
-        .map_err(|e| format!("the measured machine does not validate: {e}"))?;
-    Ok(spec)
+    }
+}
+
+/// The wakeup probes on `a` and `b` (distance class `c`): the refill of a
+/// working set written on the other CPU, a wakeup of a busy CPU (with the
+/// waker's write() apart), and wakeups after each idle gap, with the idle
+/// state the target entered. Returns the busy wakeup's latency and, per
+/// gap, (gap, latency, the state mostly entered, its share of entries).
+fn wakeup_probes(
+    run: &mut Run,
+    a: u32,
+    b: u32,
+    c: usize,
+    states: &[sysfs::IdleState],
+) -> (Option<f64>, Vec<IdleSample>) {
+    let mut idle: Vec<IdleSample> = Vec::new();
+    let key = CLASS_KEY[c];
+    run.probe(
+        &format!("refill_{key}"),
+        &format!(
+            "reading a {} KiB working set just written on {} (one load per line, in order), per line",
+            256, CLASS[c]
+        ),
+        &[a, b],
+        "ns",
+        move |bud| {
+            let r = probes::Refill::new(a, b)?;
+            measure::repeat(bud, || r.batch())
+        },
+    );
+    let mut bw = None;
+    let busy = run.probe(
+        &format!("oneway_busy_{key}"),
+        &format!(
+            "a pipe write to the blocked reader returning on {}, its CPU busy with a SCHED_IDLE task (wakeup preemption by IPI, no idle exit)",
+            CLASS[c]
+        ),
+        &[a, b],
+        "ns",
+        |bud| {
+            let o = OneWay::new(a, b, Wait::Busy, 20_000)?;
+            let mut writes = Vec::new();
+            let s = measure::repeat(bud, || {
+                let x = o.batch(10)?;
+                writes.push(x.write_ns);
+                Ok(x.latency_ns)
+            })?;
+            bw = Some(measure::median(&writes));
+            Ok(s)
+        },
+    );
+    if let Some(w) = bw {
+        run.probes.push(Probe {
+            name: format!("oneway_busy_{key}_write"),
+            what: "the writer's write() call in oneway_busy (it wakes the reader)".into(),
+            cpus: vec![a],
+            unit: "ns".into(),
+            median: round2(w),
+            spread: 0.0,
+            batches: 1,
+        });
+    }
+    for gap in IDLE_GAPS_NS {
+        let before = sysfs::idle_usage(b);
+        let samples = (2_000_000 / (gap + 20_000)).clamp(3, 50) as usize;
+        let lat = run.probe(
+            &format!("oneway_idle_{key}_{}us", gap / 1000),
+            &format!(
+                "a pipe write to the blocked reader returning on {}, its CPU idle for {} us before",
+                CLASS[c],
+                gap / 1000
+            ),
+            &[a, b],
+            "ns",
+            move |bud| {
+                let o = OneWay::new(a, b, Wait::Idle, gap)?;
+                measure::repeat(bud, || o.batch(samples).map(|x| x.latency_ns))
+            },
+        );
+        let after = sysfs::idle_usage(b);
+        // The idle state the target entered most during the probe.
+        let entered: Vec<u64> = after
+            .iter()
+            .zip(before.iter().chain(std::iter::repeat(&0)))
+            .map(|(x, y)| x.saturating_sub(*y))
+            .collect();
+        let total: u64 = entered.iter().sum();
+        let dominant = entered
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, n)| **n)
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, _)| i);
+        let share = dominant.map_or(0.0, |i| entered[i] as f64 / total as f64);
+        if let Some(i) = dominant {
+            let name = states
+                .iter()
+                .find(|s| s.index == i)
+                .map_or("?", |s| s.name.as_str());
+            eprintln!(
+                "calibrate:      CPU {b} mostly entered {name} ({:.0}% of {total} idle entries)",
+                share * 100.0
+            );
+        }
+        if let Some(l) = lat {
+            idle.push((gap, l, dominant, share));
+        }
+    }
+    (busy, idle)
+}
+
+/// Copy bandwidth per core (in cache and from memory) and per node; the
+/// LLC size read on the way (it sizes the node probe's buffers), with
+/// where it was read.
+fn bandwidth_probes(
+    run: &mut Run,
+    a: u32,
+    allowed: &[u32],
+    machine: &sysfs::Machine,
+) -> Option<(u64, String)> {
+    let d = HwCosts::default();
+    run.probe(
+        "copy_bw_core_cached",
+        "memcpy of 256 KiB in cache by one thread",
+        &[a],
+        "GB/s",
+        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 256, 40)),
+    );
+    run.probe(
+        "copy_bw_core_memory",
+        "memcpy of 32 MiB by one thread",
+        &[a],
+        "GB/s",
+        move |bud| measure::repeat(bud, || probes::copy_bandwidth(&[a], 32_768, 2)),
+    );
+    // Each node's memory bandwidth: every allowed CPU of the node copying at
+    // once, with buffers that together hold twice the LLC so the copies
+    // stream from memory (a node probe with a cache-sized buffer measures
+    // the cache). Skipped where that would take more than NODE_COPY_MAX_MIB.
+    let llc = sysfs::llc_kib(a);
+    let llc_kib = llc.as_ref().map_or(d.llc_kib, |(k, _)| *k) as usize;
+    let mut nodes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for &c in allowed {
+        nodes.entry(machine.places[&c].node).or_default().push(c);
+    }
+    for (node, cpus) in &nodes {
+        let per_cpu_kib = (2 * llc_kib).div_ceil(cpus.len()).max(32 * 1024);
+        // A source and a destination per CPU.
+        let total_mib = 2 * per_cpu_kib * cpus.len() / 1024;
+        let name = format!("copy_bw_node{node}");
+        // At most NODE_COPY_MAX_MIB, and half of what the kernel says is
+        // available (an allocation that fails aborts the process).
+        let limit =
+            sysfs::mem_available_mib().map_or(NODE_COPY_MAX_MIB, |m| NODE_COPY_MAX_MIB.min(m / 2));
+        if total_mib > limit {
+            run.skip(
+                &name,
+                &format!("its buffers would take {total_mib} MiB to outsize a {llc_kib} KiB LLC (at most {limit} here)"),
+            );
+            continue;
+        }
+        let cpus = cpus.clone();
+        run.probe(
+            &name,
+            &format!(
+                "memcpy of {} MiB by each of node {node}'s CPUs at once, summed",
+                per_cpu_kib / 1024
+            ),
+            &cpus.clone(),
+            "GB/s",
+            move |bud| {
+                // Few batches: each one allocates and first touches the buffers.
+                let few = Budget {
+                    min_batches: bud.min_batches.min(3),
+                    max_batches: bud.max_batches.min(5),
+                    ..*bud
+                };
+                measure::repeat(&few, || probes::copy_bandwidth(&cpus, per_cpu_kib, 2))
+            },
+        );
+    }
+
+    llc
 }
 
 /// Two probes per channel kind, `{kind}_{write,read}_{suffix}`, each the
@@ -1067,7 +722,7 @@ fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
 fn cstates(
     run: &mut Run,
     states: &[sysfs::IdleState],
-    idle: &[(u64, f64, Option<usize>, f64)],
+    idle: &[IdleSample],
     busy: Option<f64>,
     near: Option<usize>,
 ) -> Vec<CState> {
@@ -1145,8 +800,7 @@ fn cstates(
     let mut out = Vec::new();
     let mut prev_exit = 0;
     for (i, st) in states.iter().enumerate() {
-        let mine: Vec<&(u64, f64, Option<usize>, f64)> =
-            idle.iter().filter(|p| p.2 == Some(st.index)).collect();
+        let mine: Vec<&IdleSample> = idle.iter().filter(|p| p.2 == Some(st.index)).collect();
         let mut exit = st.latency_ns;
         let mut residency = st.residency_ns;
         match (mine.first(), busy) {
