@@ -51,7 +51,6 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
     let a = m.a;
     let near = m.near;
     let guest = m.guest;
-    let partner: [Option<()>; 4] = m.partner.map(|p| p.then_some(()));
     let pipe_pair = m.get("pipe_op_pair");
     let pipe_copy = m.get("pipe_16k_pair");
     let unix_pair = m.get("unix_msg_pair");
@@ -252,7 +251,7 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
             _ => run.default_cost(
                 &format!("transfer_ns[{c}]"),
                 d.transfer_ns[c],
-                if partner[c].is_some() {
+                if m.partner[c] {
                     "a read probe did not run".to_string()
                 } else {
                     format!("no pair of {} on this machine (unused here)", CLASS[c])
