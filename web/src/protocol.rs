@@ -14,12 +14,47 @@ pub enum Request {
     Probe { experiment: String, budget_ms: f64 },
 }
 
+/// A point's outcome as a worker sends it: with the bits of its floats
+/// beside them. serde_json's default parser may read a float back one ulp
+/// off (its exact one costs the first-load wasm 9 KB gzipped), and the page
+/// must show the CLI's numbers to the last digit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentOutcome {
+    pub outcome: PointOutcome,
+    /// `value`, then each of `series`, as `f64::to_bits`.
+    pub bits: Vec<u64>,
+}
+
+impl From<PointOutcome> for SentOutcome {
+    fn from(outcome: PointOutcome) -> Self {
+        let bits = std::iter::once(outcome.value)
+            .chain(outcome.series.iter().copied())
+            .map(f64::to_bits)
+            .collect();
+        SentOutcome { outcome, bits }
+    }
+}
+
+impl SentOutcome {
+    /// The outcome with its floats exactly as the worker had them.
+    pub fn exact(self) -> PointOutcome {
+        let mut o = self.outcome;
+        if self.bits.len() == o.series.len() + 1 {
+            o.value = f64::from_bits(self.bits[0]);
+            for (v, &b) in o.series.iter_mut().zip(&self.bits[1..]) {
+                *v = f64::from_bits(b);
+            }
+        }
+        o
+    }
+}
+
 /// A worker's reply. `O` is how the reader takes a point's outcome: the
-/// runs module reads a [`PointOutcome`]; the page's editor, which only
+/// runs module reads a [`SentOutcome`]; the page's editor, which only
 /// probes, skips it ([`serde::de::IgnoredAny`]), so the outcome's
 /// deserialiser stays out of the first-load wasm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Response<O = PointOutcome> {
+pub enum Response<O = SentOutcome> {
     /// The worker has loaded and listens; sent once, first, with its
     /// [`crate::BUILD_ID`].
     Ready {
@@ -44,4 +79,45 @@ pub enum Response<O = PointOutcome> {
     Failed {
         error: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A float the default parser reads back one ulp off (the page showed
+    /// 11.00638565 for the CLI's 11.006385649999999) comes back exact.
+    #[test]
+    fn a_point_outcome_crosses_the_worker_boundary_exactly() {
+        let v = 11.006385649999999_f64;
+        // The premise: as plain JSON it does not come back exact.
+        let plain: f64 = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+        assert_ne!(
+            plain.to_bits(),
+            v.to_bits(),
+            "serde_json now reads floats exactly"
+        );
+        let outcome = PointOutcome {
+            value: v,
+            series: vec![v, 0.1 + 0.2, 1.0 / 3.0],
+            text: "x".into(),
+            counters: Default::default(),
+            events: 0,
+            wakeup_latency: Default::default(),
+            cpu_time: Default::default(),
+            trace: Default::default(),
+        };
+        let sent = SentOutcome::from(outcome.clone());
+        let text = serde_json::to_string(&Response::Point {
+            index: 0,
+            outcome: sent,
+        })
+        .unwrap();
+        let Response::Point { outcome: back, .. } =
+            serde_json::from_str::<Response>(&text).unwrap()
+        else {
+            panic!("not a point");
+        };
+        assert_eq!(back.exact(), outcome);
+    }
 }

@@ -94,7 +94,10 @@ fn run_point(
         });
         true
     })?;
-    Ok(Response::Point { index, outcome })
+    Ok(Response::Point {
+        index,
+        outcome: outcome.into(),
+    })
 }
 
 /// The start of one point per sweep value and variant (at most 12), each
@@ -152,7 +155,7 @@ mod tests {
             resp,
             Response::Point {
                 index: 1,
-                outcome: expected
+                outcome: expected.into()
             }
         );
         assert!(progress > 0);

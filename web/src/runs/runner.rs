@@ -103,7 +103,7 @@ fn on_response(run: UseReducerHandle<RunView>, generation: u64) -> Rc<dyn Fn(usi
         Response::Point { index, outcome } => run.dispatch(RunAction::Point {
             generation,
             index,
-            outcome: Box::new(outcome),
+            outcome: Box::new(outcome.exact()),
         }),
         Response::Failed { error } => run.dispatch(RunAction::Failed { generation, error }),
         Response::Ready { .. } | Response::Probed { .. } => {}
