@@ -79,7 +79,7 @@ test('every control is reached by Tab with its focus visible; Run works from the
   await page.waitForFunction((g) => Number(document.querySelector('#run-status').dataset.run) > g
     && /^done/.test(document.querySelector('#run-status').textContent), generation, { timeout: 60_000 });
   // Each chart has a text alternative that states its numbers.
-  const alts = await page.$$eval('.chart svg', (svgs) => svgs.map((s) => [s.getAttribute('role'), s.getAttribute('aria-label')]));
+  const alts = await page.$$eval('.chart > svg', (svgs) => svgs.map((s) => [s.getAttribute('role'), s.getAttribute('aria-label')]));
   assert.ok(alts.length >= 2);
   for (const [role, alt] of alts) {
     assert.equal(role, 'group');

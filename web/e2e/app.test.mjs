@@ -147,6 +147,24 @@ test('the first load fetches no runs module; the first Run fetches it once, and 
   await page.close();
 });
 
+test('the editor and the runs module are sibling Yew apps, each hearing only its own clicks', async () => {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=kvm-pipe-test-pinning`);
+  await runToEnd(page);
+  // The frame: the editor's two parts around the host, none inside another.
+  const frame = await page.$eval('#app', (app) => [...app.children].map((c) => c.id));
+  assert.deepEqual(frame, ['editor-top', 'results-host', 'editor-bottom']);
+  assert.ok(await page.$('#editor-top #run') && await page.$('#editor-bottom #history'), 'the editor draws both parts');
+  // A click in the results reaches the runs app (a download), one in the
+  // editor reaches the editor (the button says so), each once.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#chart-variants [data-export="svg"]')]);
+  assert.match(download.suggestedFilename(), /variants\.svg$/);
+  const theme = await page.textContent('#theme');
+  await page.click('#theme');
+  assert.notEqual(await page.textContent('#theme'), theme);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a runs module from another build is refused, and the page says reload', async () => {
   const page = await env.browser.newPage();
   // The runs module's Ready claims another build.

@@ -36,7 +36,7 @@ test('the flip timeline is charted per batch from the results, with the flips ma
   const points = await markers(page, 'series');
   assertLinear(points.map((p) => p.y), series, 'usecs/loop');
   assertLinear(points.map((p) => p.x), series.map((_, i) => i + 1), 'batch');
-  const text = await page.textContent('#chart-series svg');
+  const text = await page.textContent('#chart-series > svg');
   assert.match(text, /\+WAKE_AFFINE on domain0\+domain1/);
   assert.match(text, /usecs\/loop \(us\)/);
   assert.match(text, /batch/);
@@ -61,7 +61,7 @@ test('a repeated sweep draws both variants against the sweep value with error ba
   assertLinear(points.map((p) => p.x), [...xs, ...xs].map(Math.log2), 'sweep value (log2)');
   assert.equal(await page.isChecked('#log-x'), true);
   assert.equal(await page.$$eval('#chart-sweep svg .error-bar', (c) => c.length), 8, 'an error bar per point');
-  const text = await page.textContent('#chart-sweep svg');
+  const text = await page.textContent('#chart-sweep > svg');
   for (const word of [a, b, 'loops (log₂ scale)', 'usecs/loop (us)']) assert.ok(text.includes(word), word);
   // The change chart: B against A in percent per sweep value, as the table says.
   const change = await markers(page, 'change');

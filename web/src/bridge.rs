@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 pub const TO_RUNS: &str = "schedlab-to-runs";
 /// The event the runs module sends on.
 pub const TO_EDITOR: &str = "schedlab-to-editor";
-/// The element the runs module draws into; the editor renders it empty
-/// and never touches what is inside.
+/// The element the runs module draws into: the middle of the page's frame
+/// ([`crate::app::frame`]), whose classes the editor sets and whose
+/// inside it never touches.
 pub const HOST_ID: &str = "results-host";
 
 /// The editor's requests.

@@ -1,11 +1,12 @@
 //! The wakeup-latency CDF: for each variant, the fraction of wakeups that
 //! ran within a latency (log scale), from the results' histograms at the
-//! first sweep value. A plain SVG, one `<polyline>` per variant in variant
+//! first sweep value. A plain SVG (the charts' typed builder), one
+//! `<polyline>` per variant in variant
 //! order with a `data-variant`, so tests can read it; each variant in the
 //! other charts' colour and line style, with a focusable marker at its
 //! p50, p90, p99 and p99.9 named by the exact value.
 
-use crate::charts::{dashes, esc as escape, hex, marker, palette, Chart};
+use crate::charts::{dashes, hex, marker, palette, Chart, El};
 use schedlab::experiment::Results;
 
 const W: f64 = 640.0;
@@ -65,15 +66,37 @@ pub fn chart(r: &Results) -> Option<Chart> {
         .collect::<Vec<_>>()
         .join("; ");
     let alt = format!("Line chart of the wakeup latency CDF per variant. {alt}.");
-    let mut out = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="group" aria-label="{}"><rect width="{W}" height="{H}" fill="white"/>"#,
-        escape(&alt)
-    );
     let title = "Wakeup latency CDF per variant (first sweep value)";
-    out.push_str(&format!(
-        r#"<text x="{:.1}" y="18" font-size="14" text-anchor="middle">{title}</text>"#,
-        W / 2.0
-    ));
+    let text = |x: f64, y: f64, size: u32, anchor: &str, words: &str| {
+        El::new("text")
+            .attr("x", format!("{x:.1}"))
+            .attr("y", format!("{y:.1}"))
+            .attr("font-size", size)
+            .attr("text-anchor", anchor)
+            .text(words)
+    };
+    let line = |(x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str| {
+        El::new("line")
+            .attr("x1", format!("{x1:.1}"))
+            .attr("y1", format!("{y1:.1}"))
+            .attr("x2", format!("{x2:.1}"))
+            .attr("y2", format!("{y2:.1}"))
+            .attr("stroke", stroke)
+    };
+    let mut svg = El::new("svg")
+        .attr("xmlns", "http://www.w3.org/2000/svg")
+        .attr("viewBox", format!("0 0 {W} {H}"))
+        .attr("width", W)
+        .attr("height", H)
+        .attr("role", "group")
+        .attr("aria-label", &alt)
+        .child(
+            El::new("rect")
+                .attr("width", W)
+                .attr("height", H)
+                .attr("fill", "white"),
+        )
+        .child(text(W / 2.0, 18.0, 14, "middle", title));
     for d in (lo as i32)..=(hi as i32) {
         let px = x(10f64.powi(d));
         let label = match d {
@@ -81,11 +104,9 @@ pub fn chart(r: &Results) -> Option<Chart> {
             d if d < 3 => format!("{} us", 10f64.powi(d)),
             d => format!("{} ms", 10f64.powi(d - 3)),
         };
-        out.push_str(&format!(
-            r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{:.1}" stroke="#ddd"/><text x="{px:.1}" y="{:.1}" font-size="11" text-anchor="middle">{label}</text>"##,
-            H - BOTTOM,
-            H - BOTTOM + 14.0
-        ));
+        svg = svg
+            .child(line((px, TOP), (px, H - BOTTOM), "#ddd"))
+            .child(text(px, H - BOTTOM + 14.0, 11, "middle", &label));
     }
     // 0.99 is a grid line only: on this linear axis its label would sit on 1's.
     for (f, label) in [
@@ -96,17 +117,16 @@ pub fn chart(r: &Results) -> Option<Chart> {
         (1.0, "1"),
     ] {
         let py = y(f);
-        out.push_str(&format!(
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{label}</text>"##,
-            W - RIGHT,
-            LEFT - 4.0,
-            py + 4.0
-        ));
+        svg = svg
+            .child(line((LEFT, py), (W - RIGHT, py), "#eee"))
+            .child(text(LEFT - 4.0, py + 4.0, 11, "end", label));
     }
-    out.push_str(&format!(
-        r#"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle">wakeup to running (log scale); fraction of wakeups within</text>"#,
+    svg = svg.child(text(
         (LEFT + W - RIGHT) / 2.0,
-        H - 6.0
+        H - 6.0,
+        12,
+        "middle",
+        "wakeup to running (log scale); fraction of wakeups within",
     ));
     for (i, (v, pts)) in curves.iter().enumerate() {
         let color = hex(palette(i));
@@ -117,18 +137,24 @@ pub fn chart(r: &Results) -> Option<Chart> {
             d.push(format!("{:.1},{:.1}", x(us), y(f)));
             last = f;
         }
-        out.push_str(&format!(
-            r#"<polyline data-variant="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{}" points="{}"/>"#,
-            escape(v),
-            dashes(i),
-            d.join(" ")
-        ));
-        out.push_str(&format!(
-            r#"<text x="{:.1}" y="{:.1}" font-size="12" fill="{color}">{}</text>"#,
-            LEFT + 8.0,
-            TOP + 14.0 + 14.0 * i as f64,
-            escape(v)
-        ));
+        svg = svg
+            .child(
+                El::new("polyline")
+                    .attr("data-variant", v)
+                    .attr("fill", "none")
+                    .attr("stroke", &color)
+                    .attr("stroke-width", 2)
+                    .attr("stroke-dasharray", dashes(i))
+                    .attr("points", d.join(" ")),
+            )
+            .child(
+                El::new("text")
+                    .attr("x", format!("{:.1}", LEFT + 8.0))
+                    .attr("y", format!("{:.1}", TOP + 14.0 + 14.0 * i as f64))
+                    .attr("font-size", 12)
+                    .attr("fill", &color)
+                    .text(v.as_str()),
+            );
     }
     // The percentiles the table states, on the curves, in variant order.
     for (i, (v, _)) in curves.iter().enumerate() {
@@ -144,10 +170,11 @@ pub fn chart(r: &Results) -> Option<Chart> {
             let us = ns as f64 / 1000.0;
             let at = (x(us.max(0.001)).round() as i32, y(fraction).round() as i32);
             let text = format!("{v}: {name} {us:.1} us");
-            marker(&mut out, i, v, name, us, at, &text);
+            svg = svg.child(marker(i, v, name, us, at, &text));
         }
     }
-    out.push_str("</svg>");
+    let mut out = String::new();
+    svg.write(&mut out);
     Some(Chart {
         id: "latency-cdf",
         title: title.into(),

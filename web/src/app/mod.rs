@@ -5,14 +5,16 @@
 //! Its behaviours are hooks of their own: [`link_sync`] (the link and the
 //! history), [`runs`] (the run, in the runs module that the first Run
 //! fetches), [`shortcuts`] (the keys). The results are drawn by the runs
-//! module in `#results-host`, which this renders empty.
+//! module in `#results-host`, which sits between this app's two parts in
+//! the page's [`frame`], outside both.
 
 pub mod estimate;
+pub mod frame;
 pub mod link_sync;
 pub mod runs;
 pub mod shortcuts;
 
-use crate::bridge::{self, RunStatus};
+use crate::bridge::RunStatus;
 use crate::export::{copy_to_clipboard, download};
 use crate::gallery::Gallery;
 use crate::help::{self, HelpOverlay};
@@ -34,7 +36,6 @@ pub fn App() -> Html {
     let (editor, run_on_open) = use_linked_editor();
     let runner = use_runs();
     let run = (*runner.status).clone();
-    let ready = use_state(|| false);
     let help_open = use_state(|| false);
     let theme = use_state(help::saved_theme);
     let copied = use_state(|| None::<&'static str>);
@@ -101,10 +102,16 @@ pub fn App() -> Html {
     let on_run = use_link_sync(&editor, run_on_open, start);
     let estimate =
         estimate::use_estimate(&editor, run.running, crate::pool::hardware_concurrency());
-    {
-        let ready = ready.clone();
-        use_effect_with((), move |_| ready.set(true));
-    }
+    let dress = frame::Dress {
+        embed: link::is_embed(),
+        results_class: if link::is_embed() {
+            classes!("embed-results", stale(&run)).to_string()
+        } else {
+            classes!(stale(&run)).to_string()
+        },
+        results_hidden: link::is_embed() && !run.shown,
+    };
+    use_effect_with(dress, frame::apply);
     use_shortcuts({
         let (on_run, on_cancel, on_theme, help_open) = (
             on_run.clone(),
@@ -164,7 +171,7 @@ pub fn App() -> Html {
             title={if editor.is_valid() { "Run (Ctrl+Enter)" } else { "Fix the marked fields first" }}>{ "Run" }</button>
     };
     if link::is_embed() {
-        return embed_page(&editor, &run, run_button, *ready, estimate.as_deref());
+        return embed_page(&editor, &run, run_button, estimate.as_deref());
     }
     let status = status_line(&run, estimate.as_deref());
     let invalid_summary = editor.invalid.as_ref().map(|(field, msg)| {
@@ -174,8 +181,28 @@ pub fn App() -> Html {
             format!("{msg} (at {field})")
         }
     });
+    let below = html! {
+        <>
+            <HistoryList history={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
+            <div class="panels">
+                <MachinePanel editor={editor.clone()} />
+                <WorkloadPanel editor={editor.clone()} />
+                <KernelPanel editor={editor.clone()} />
+            </div>
+            <details class="experiment-json">
+                <summary>{ "Experiment JSON (run it natively: schedlab run FILE)" }</summary>
+                <div class="actions">
+                    <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
+                </div>
+                <pre id="experiment-json" tabindex="0">{ crate::json::experiment(exp) }</pre>
+            </details>
+            if *help_open {
+                <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
+            }
+        </>
+    };
     html! {
-        <main id="app" data-ready={ready.to_string()}>
+        <>
             <header class="top">
                 <div>
                     <h1>{ "schedlab" }</h1>
@@ -208,38 +235,25 @@ pub fn App() -> Html {
             <p class="description">{ exp.description.clone() }</p>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
             if let Some(msg) = invalid_summary { <p class="error" id="invalid" role="alert">{ msg }</p> }
-            <div id={bridge::HOST_ID} class={classes!(stale(&run))}></div>
-            <HistoryList history={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
-            <div class="panels">
-                <MachinePanel editor={editor.clone()} />
-                <WorkloadPanel editor={editor.clone()} />
-                <KernelPanel editor={editor.clone()} />
-            </div>
-            <details class="experiment-json">
-                <summary>{ "Experiment JSON (run it natively: schedlab run FILE)" }</summary>
-                <div class="actions">
-                    <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
-                </div>
-                <pre id="experiment-json" tabindex="0">{ crate::json::experiment(exp) }</pre>
-            </details>
-            if *help_open {
-                <HelpOverlay on_close={{ let h = help_open.clone(); Callback::from(move |_| h.set(false)) }} />
-            }
-        </main>
+            { below_results(below) }
+        </>
+    }
+}
+
+/// What goes below the results: a portal into the frame's bottom part.
+fn below_results(html: Html) -> Html {
+    match frame::element(frame::BOTTOM_ID) {
+        Some(bottom) => create_portal(html, bottom),
+        // No frame (never on the page): below the rest, never lost.
+        None => html,
     }
 }
 
 /// `?embed`: only the chart, the table, Run and "Open in schedlab".
-fn embed_page(
-    editor: &Editor,
-    run: &RunStatus,
-    run_button: Html,
-    ready: bool,
-    estimate: Option<&str>,
-) -> Html {
+fn embed_page(editor: &Editor, run: &RunStatus, run_button: Html, estimate: Option<&str>) -> Html {
     let exp = &editor.experiment;
     html! {
-        <main id="app" class="embed" data-ready={ready.to_string()}>
+        <>
             <header class="embed-head">
                 <strong class="embed-title">{ exp.name.clone() }</strong>
                 { run_button }
@@ -247,11 +261,12 @@ fn embed_page(
                 <a id="open-full" href={link::share_url(exp)} target="_blank" rel="noopener">{ "Open in schedlab ↗" }</a>
             </header>
             if let Some(n) = &editor.notice { <p class="notice" id="notice" role="status">{ n.clone() }</p> }
-            <div id={bridge::HOST_ID} class={classes!("embed-results", stale(run))} hidden={!run.shown}></div>
-            if !run.shown {
-                <p class="hint">{ exp.description.clone() }</p>
-            }
-        </main>
+            { below_results(html! {
+                if !run.shown {
+                    <p class="hint">{ exp.description.clone() }</p>
+                }
+            }) }
+        </>
     }
 }
 

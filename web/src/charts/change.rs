@@ -1,7 +1,7 @@
 //! Each variant's change against the first, in percent: along the sweep
 //! (with error bars when repeated) or as bars.
 
-use super::{frame::*, model::*, style::*, sweep::*};
+use super::{frame::*, model::*, style::*, svg::*, sweep::*};
 use schedlab::experiment::Results;
 use std::fmt::Write;
 
@@ -25,6 +25,15 @@ pub(super) fn change_at(row: &schedlab::experiment::Row, a: &str, v: &str) -> Op
         c(vv, va)
     };
     Some((c(vv, va), lo.min(hi), hi.max(lo)))
+}
+
+/// The 0% line across the plot.
+fn zero_line(x0: i32, x1: i32, y: i32) -> El {
+    El::new("path")
+        .attr("class", "zero")
+        .attr("stroke", "#555555")
+        .attr("stroke-width", 1.2)
+        .attr("d", format!("M{x0},{y}H{x1}"))
 }
 
 /// A change in percent, and its range when repeated.
@@ -82,11 +91,7 @@ pub(super) fn change_chart(
         let (chart, mut out) = x.frame(root, &title, (y0, y1), &y_desc, &pct_axis(y1 - y0))?;
         let (xr, _) = chart.plotting_area().get_pixel_range();
         let (_, zero) = chart.backend_coord(&(x.range.0, 0.0));
-        let _ = write!(
-            out,
-            "<path class=\"zero\" stroke=\"#555555\" stroke-width=\"1.2\" d=\"M{},{zero}H{}\"/>",
-            xr.start, xr.end
-        );
+        out.push(zero_line(xr.start, xr.end, zero));
         let mut legend_entries = Vec::new();
         for (i, v, cs) in &changes {
             let color = hex(palette(*i));
@@ -105,24 +110,16 @@ pub(super) fn change_chart(
                 for ((p, c, _), at) in pts.iter().zip(&px) {
                     let (_, l) = chart.backend_coord(&(*p, c.1));
                     let (_, h) = chart.backend_coord(&(*p, c.2));
-                    error_bar(&mut out, at.0, l, h, &color);
+                    out.push(error_bar(at.0, l, h, &color));
                 }
             }
-            polyline(&mut out, *i, &px, &color, 2.0);
+            out.extend(polyline(*i, &px, &color, 2.0));
             for ((_, c, l), at) in pts.iter().zip(&px) {
                 let mut text = format!("{v} against {a} at {} {l}: {}", x.param, pct(c.0));
                 if repeated {
                     let _ = write!(text, " ({} to {})", pct(c.1), pct(c.2));
                 }
-                marker(
-                    &mut out,
-                    *i,
-                    v,
-                    l,
-                    (c.0 * 100.0).round() / 100.0,
-                    *at,
-                    &text,
-                );
+                out.push(marker(*i, v, l, (c.0 * 100.0).round() / 100.0, *at, &text));
             }
             legend_entries.push((*i, (*v).clone()));
         }
@@ -137,7 +134,7 @@ pub(super) fn change_chart(
             .chain(x.pos.iter().map(|p| (*p, 0.0)))
             .collect();
         let corner = legend_corner(&all, x.range, (y0, y1));
-        legend(&mut out, &chart, &legend_entries, corner);
+        out.extend(legend(&chart, &legend_entries, corner));
         Ok(out)
     })
 }
@@ -201,15 +198,10 @@ pub(super) fn change_bars(size: (u32, u32), r: &Results) -> Option<Chart> {
                 y_fmt: &pct_axis(y1 - y0),
             },
         )?;
-        let mut out = String::new();
-        bars(&mut out, &chart, &values, &[]);
+        let mut out = bars(&chart, &values, &[]);
         let (xr, _) = chart.plotting_area().get_pixel_range();
         let (_, zero) = chart.backend_coord(&(0.0, 0.0));
-        let _ = write!(
-            out,
-            "<path class=\"zero\" stroke=\"#555555\" stroke-width=\"1.2\" d=\"M{},{zero}H{}\"/>",
-            xr.start, xr.end
-        );
+        out.push(zero_line(xr.start, xr.end, zero));
         Ok(out)
     })
 }

@@ -1,35 +1,40 @@
 //! The frame plotters draws (caption, axes, grid) and what is drawn over
 //! it here: lines, markers, error bars, bars and the legend.
 
-use super::{model::*, style::*};
+use super::{model::*, style::*, svg::*};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::fmt::Write;
 
-/// Draws a chart: plotters' frame, then `draw`'s own markup over it.
+/// Draws a chart: an outer `<svg>` holding plotters' frame (its own
+/// `<svg>`, at 0,0 of the same size) and then `draw`'s elements over it.
 pub(super) fn render(
     size: (u32, u32),
     id: &'static str,
     title: String,
     alt: String,
-    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<String, String>,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<Vec<El>, String>,
 ) -> Option<Chart> {
-    let mut svg = String::new();
+    let mut frame = String::new();
     let over;
     {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let root = SVGBackend::with_string(&mut frame, size).into_drawing_area();
         root.fill(&WHITE).ok()?;
         over = draw(&root).ok()?;
         root.present().ok()?;
     }
-    let end = svg.rfind("</svg>")?;
-    svg.insert_str(end, &over);
-    let svg = svg.replacen(
-        "<svg ",
-        &format!("<svg role=\"group\" aria-label=\"{}\" ", esc(&alt)),
-        1,
-    );
+    let (w, h) = size;
+    let mut svg = String::new();
+    El::new("svg")
+        .attr("xmlns", "http://www.w3.org/2000/svg")
+        .attr("width", w)
+        .attr("height", h)
+        .attr("viewBox", format!("0 0 {w} {h}"))
+        .attr("role", "group")
+        .attr("aria-label", &alt)
+        .child(Node::Frame(frame))
+        .children(over)
+        .write(&mut svg);
     Some(Chart {
         id,
         title,
@@ -123,48 +128,43 @@ pub(super) fn axes<'a, 'b>(
 }
 
 /// A variant's line (its colour and dashes) through pixel points.
-pub(super) fn polyline(out: &mut String, i: usize, px: &[(i32, i32)], color: &str, width: f32) {
+pub(super) fn polyline(i: usize, px: &[(i32, i32)], color: &str, width: f32) -> Option<El> {
     if px.len() < 2 {
-        return;
+        return None;
     }
     let points: Vec<String> = px.iter().map(|(x, y)| format!("{x},{y}")).collect();
-    let dash = dashes(i);
-    let dash = if dash.is_empty() {
-        String::new()
-    } else {
-        format!(" stroke-dasharray=\"{dash}\"")
-    };
-    let _ = write!(
-        out,
-        "<polyline class=\"line\" fill=\"none\" stroke=\"{color}\" stroke-width=\"{width}\"{dash} points=\"{}\"/>",
-        points.join(" ")
-    );
+    let mut line = El::new("polyline")
+        .attr("class", "line")
+        .attr("fill", "none")
+        .attr("stroke", color)
+        .attr("stroke-width", width);
+    if !dashes(i).is_empty() {
+        line = line.attr("stroke-dasharray", dashes(i));
+    }
+    Some(line.attr("points", points.join(" ")))
 }
 
 /// A vertical error bar with caps, in pixels.
-pub(super) fn error_bar(out: &mut String, x: i32, y_lo: i32, y_hi: i32, color: &str) {
-    let _ = write!(
-        out,
-        "<path class=\"error-bar\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.2\" d=\"M{x},{y_lo}V{y_hi}M{},{y_lo}H{}M{},{y_hi}H{}\"/>",
-        x - 4,
-        x + 4,
-        x - 4,
-        x + 4
-    );
+pub(super) fn error_bar(x: i32, y_lo: i32, y_hi: i32, color: &str) -> El {
+    let (l, r) = (x - 4, x + 4);
+    El::new("path")
+        .attr("class", "error-bar")
+        .attr("fill", "none")
+        .attr("stroke", color)
+        .attr("stroke-width", 1.2)
+        .attr(
+            "d",
+            format!("M{x},{y_lo}V{y_hi}M{l},{y_lo}H{r}M{l},{y_hi}H{r}"),
+        )
 }
 
 /// Legend entries from here on are the baseline's variants.
 pub(super) const BASELINE: usize = 1000;
 
 /// The legend in a corner of the plot: each variant's line, marker and name.
-pub(super) fn legend(
-    out: &mut String,
-    chart: &Ctx,
-    entries: &[(usize, String)],
-    corner: (bool, bool),
-) {
+pub(super) fn legend(chart: &Ctx, entries: &[(usize, String)], corner: (bool, bool)) -> Option<El> {
     if entries.is_empty() {
-        return;
+        return None;
     }
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let widest = entries
@@ -183,9 +183,15 @@ pub(super) fn legend(
     } else {
         yr.end - h - 8
     };
-    let _ = write!(
-        out,
-        "<g class=\"legend\"><rect x=\"{x0}\" y=\"{y0}\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\" fill-opacity=\"0.88\" stroke=\"#cccccc\"/>"
+    let mut g = El::new("g").attr("class", "legend").child(
+        El::new("rect")
+            .attr("x", x0)
+            .attr("y", y0)
+            .attr("width", w)
+            .attr("height", h)
+            .attr("fill", "#ffffff")
+            .attr("fill-opacity", 0.88)
+            .attr("stroke", "#cccccc"),
     );
     for (row, (i, label)) in entries.iter().enumerate() {
         let y = y0 + 14 + 20 * row as i32;
@@ -197,61 +203,79 @@ pub(super) fn legend(
             hex(palette(*i))
         };
         let style = if baseline { i - BASELINE } else { *i };
-        polyline(out, style, &[(x0 + 6, y), (x0 + 36, y)], &color, 2.0);
+        g = g.children(polyline(style, &[(x0 + 6, y), (x0 + 36, y)], &color, 2.0));
         if !baseline {
-            let _ = write!(
-                out,
-                "<g transform=\"translate({} {y})\">{}</g>",
-                x0 + 21,
-                marker_shape(*i, &color)
+            g = g.child(
+                El::new("g")
+                    .attr("transform", format!("translate({} {y})", x0 + 21))
+                    .child(marker_shape(*i, &color)),
             );
         }
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"14\" fill=\"#1d2430\">{}</text>",
-            x0 + 44,
-            y + 5,
-            esc(label)
+        g = g.child(
+            El::new("text")
+                .attr("x", x0 + 44)
+                .attr("y", y + 5)
+                .attr("font-family", "sans-serif")
+                .attr("font-size", 14)
+                .attr("fill", "#1d2430")
+                .text(label),
         );
     }
-    out.push_str("</g>");
+    Some(g)
 }
 
-/// Bars at `values` (variant index, label, value), labelled above with `fmt`.
+/// Bars at `values` (variant index, label, value, text), labelled above
+/// with the text after its last ": ".
 pub(super) fn bars(
-    out: &mut String,
     chart: &Ctx,
     values: &[(usize, String, f64, String)],
     baseline: &[f64],
-) {
+) -> Vec<El> {
+    let mut out = Vec::new();
     for (slot, (i, label, v, text)) in values.iter().enumerate() {
         let x = slot as f64;
         let (l, top) = chart.backend_coord(&(x - 0.3, v.max(0.0)));
         let (r, bottom) = chart.backend_coord(&(x + 0.3, v.min(0.0)));
-        let color = hex(palette(*i));
-        let _ = write!(
-            out,
-            "<g class=\"marker bar\" tabindex=\"0\" role=\"img\" aria-label=\"{t}\" data-variant=\"{lab}\" data-value=\"{v}\"><title>{t}</title><rect x=\"{l}\" y=\"{top}\" width=\"{}\" height=\"{}\" fill=\"{color}\"/></g>",
-            r - l,
-            (bottom - top).max(1),
-            t = esc(text),
-            lab = esc(label),
+        out.push(
+            El::new("g")
+                .attr("class", "marker bar")
+                .attr("tabindex", 0)
+                .attr("role", "img")
+                .attr("aria-label", text)
+                .attr("data-variant", label)
+                .attr("data-value", v)
+                .child(El::new("title").text(text))
+                .child(
+                    El::new("rect")
+                        .attr("x", l)
+                        .attr("y", top)
+                        .attr("width", r - l)
+                        .attr("height", (bottom - top).max(1))
+                        .attr("fill", hex(palette(*i))),
+                ),
         );
         if let Some(b) = baseline.get(slot) {
             let (_, by) = chart.backend_coord(&(x, *b));
-            let _ = write!(
-                out,
-                "<path class=\"baseline\" stroke=\"#555555\" stroke-width=\"2\" stroke-dasharray=\"5 3\" d=\"M{},{by}H{}\"/>",
-                l - 6,
-                r + 6
+            out.push(
+                El::new("path")
+                    .attr("class", "baseline")
+                    .attr("stroke", "#555555")
+                    .attr("stroke-width", 2)
+                    .attr("stroke-dasharray", "5 3")
+                    .attr("d", format!("M{},{by}H{}", l - 6, r + 6)),
             );
         }
         let label_y = if *v >= 0.0 { top - 6 } else { bottom + 16 };
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{label_y}\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"13\" fill=\"#1d2430\">{}</text>",
-            (l + r) / 2,
-            esc(text.rsplit(": ").next().unwrap_or(text))
+        out.push(
+            El::new("text")
+                .attr("x", (l + r) / 2)
+                .attr("y", label_y)
+                .attr("text-anchor", "middle")
+                .attr("font-family", "sans-serif")
+                .attr("font-size", 13)
+                .attr("fill", "#1d2430")
+                .text(text.rsplit(": ").next().unwrap_or(text)),
         );
     }
+    out
 }

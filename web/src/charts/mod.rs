@@ -5,9 +5,10 @@
 //! the first in percent, with error bars when repeated; without a sweep, a
 //! bar per variant and the change bars.
 //!
-//! plotters draws the frame (caption, axes, grid, error bars); the data are
-//! drawn over it here, so that each variant has its own line style and
-//! marker shape as well as its colour, and each marker is a focusable
+//! plotters draws the frame (caption, axes, grid) as its own `<svg>`; the
+//! data are drawn over it here, as elements (svg.rs) after it in an outer,
+//! named `<svg>` of the same size, so that each variant has its own line
+//! style and marker shape as well as its colour, and each marker is a focusable
 //! `<g class="marker">` with the exact value as its name and `<title>`,
 //! placed by `transform="translate(x y)"` with `data-x` / `data-value`, in
 //! data order, so a test can hold the drawing against the results JSON.
@@ -17,12 +18,14 @@ mod frame;
 mod model;
 mod series;
 mod style;
+mod svg;
 mod sweep;
 mod variants;
 
 pub use model::{auto_scale, log_possible, numeric_xs, Baseline, Chart, Options, XScale};
 pub(crate) use style::{dashes, hex, marker};
-pub use style::{esc, palette, short, HEIGHT, NARROW, WIDTH};
+pub use style::{palette, short, HEIGHT, NARROW, WIDTH};
+pub(crate) use svg::El;
 
 use change::*;
 use model::*;
@@ -82,10 +85,9 @@ mod tests {
                 })
                 .unwrap_or_default()
         };
-        svg.split("<g class=\"marker")
-            .skip(1)
-            .map(|m| {
-                let tag = &m[..m.find('>').unwrap()];
+        svg.match_indices("<g class=\"marker")
+            .map(|(i, _)| {
+                let tag = &svg[i..i + svg[i..].find('>').unwrap()];
                 (
                     attr(tag, "data-variant"),
                     attr(tag, "data-x"),
@@ -200,9 +202,20 @@ mod tests {
         );
         assert_eq!(change.svg.matches("class=\"error-bar\"").count(), 3);
         assert!(change.svg.contains("class=\"zero\""));
-        assert!(change
-            .svg
-            .starts_with("<svg role=\"group\" aria-label=\"Line chart of each"));
+        // The outer <svg> is named; plotters' frame is the first thing in it.
+        let end = change.svg.find('>').unwrap() + 1;
+        let (open, rest) = (&change.svg[..end], &change.svg[end..]);
+        assert!(open.starts_with("<svg "), "{open}");
+        assert!(
+            open.contains(" role=\"group\" aria-label=\"Line chart of each"),
+            "{open}"
+        );
+        assert!(open.contains(" width=\"720\" height=\"360\""), "{open}");
+        let frame = &rest[..rest.find('>').unwrap()];
+        assert!(
+            frame.starts_with("<svg ") && !frame.contains("role="),
+            "{frame}"
+        );
 
         let linear = charts_for(
             &exp,

@@ -1,9 +1,8 @@
 //! The per-batch series of a ping-pong workload, with the timeline's
 //! flips marked.
 
-use super::{frame::*, model::*, style::*, sweep::*};
+use super::{frame::*, model::*, style::*, svg::*, sweep::*};
 use schedlab::experiment::{Experiment, Results};
-use std::fmt::Write;
 
 /// usecs/loop (or the tool's per-batch number) per printed batch.
 pub(super) fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> Option<Chart> {
@@ -54,7 +53,7 @@ pub(super) fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> O
                 y_fmt: &|y| short(*y),
             },
         )?;
-        let mut out = String::new();
+        let mut out = Vec::new();
         // The timeline's policy changes, between the batches they fall between.
         for (k, step) in exp
             .timeline
@@ -66,12 +65,21 @@ pub(super) fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> O
             if x > 0.5 && x < n as f64 + 0.5 {
                 let (px, top) = chart.backend_coord(&(x, y1));
                 let (_, bottom) = chart.backend_coord(&(x, y0));
-                let _ = write!(
-                    out,
-                    "<path class=\"flip\" stroke=\"#888888\" stroke-dasharray=\"4 4\" d=\"M{px},{top}V{bottom}\"/><text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#555555\">{}</text>",
-                    px + 4,
-                    top + 14 + 16 * (k as i32 % 3),
-                    esc(&step.note)
+                out.push(
+                    El::new("path")
+                        .attr("class", "flip")
+                        .attr("stroke", "#888888")
+                        .attr("stroke-dasharray", "4 4")
+                        .attr("d", format!("M{px},{top}V{bottom}")),
+                );
+                out.push(
+                    El::new("text")
+                        .attr("x", px + 4)
+                        .attr("y", top + 14 + 16 * (k as i32 % 3))
+                        .attr("font-family", "sans-serif")
+                        .attr("font-size", 12)
+                        .attr("fill", "#555555")
+                        .text(&step.note),
                 );
             }
         }
@@ -84,7 +92,7 @@ pub(super) fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> O
                 .map(|(b, y)| (b as f64 + 1.0, *y))
                 .collect();
             let px: Vec<(i32, i32)> = points.iter().map(|p| chart.backend_coord(p)).collect();
-            polyline(&mut out, *i, &px, &hex(palette(*i)), 2.0);
+            out.extend(polyline(*i, &px, &hex(palette(*i)), 2.0));
             for ((b, y), at) in ys.iter().enumerate().zip(&px) {
                 let text = format!(
                     "{label}, batch {}: {} {}",
@@ -92,13 +100,13 @@ pub(super) fn series_chart(size: (u32, u32), exp: &Experiment, r: &Results) -> O
                     schedlab::report::num(*y),
                     r.metric.unit
                 );
-                marker(&mut out, *i, label, &(b + 1).to_string(), *y, *at, &text);
+                out.push(marker(*i, label, &(b + 1).to_string(), *y, *at, &text));
             }
             legend_entries.push((*i, label.to_string()));
             all_points.extend(points);
         }
         let corner = legend_corner(&all_points, (0.5, n as f64 + 0.5), (y0, y1));
-        legend(&mut out, &chart, &legend_entries, corner);
+        out.extend(legend(&chart, &legend_entries, corner));
         Ok(out)
     })
 }

@@ -1,8 +1,8 @@
 //! The charts' shared look: size, palette, line dashes and marker shapes,
-//! SVG escaping, and how numbers are written on them.
+//! and how numbers are written on them.
 
+use super::svg::El;
 use plotters::prelude::*;
-use std::fmt::Write;
 
 pub const WIDTH: u32 = 720;
 
@@ -35,14 +35,28 @@ pub(crate) fn dashes(i: usize) -> &'static str {
 /// Each variant's marker, centred on 0,0: a filled circle, then hollow
 /// (larger) square, triangle and diamond, so a marker on top of another
 /// leaves the one below visible.
-pub(super) fn marker_shape(i: usize, color: &str) -> String {
-    let hollow =
-        format!("fill=\"#ffffff\" fill-opacity=\"0\" stroke=\"{color}\" stroke-width=\"2\"");
+pub(super) fn marker_shape(i: usize, color: &str) -> El {
+    let hollow = |e: El| {
+        e.attr("fill", "#ffffff")
+            .attr("fill-opacity", 0)
+            .attr("stroke", color)
+            .attr("stroke-width", 2)
+    };
     match i % 4 {
-        0 => format!("<circle r=\"4.5\" fill=\"{color}\" stroke=\"#ffffff\" stroke-width=\"1\"/>"),
-        1 => format!("<rect x=\"-6\" y=\"-6\" width=\"12\" height=\"12\" {hollow}/>"),
-        2 => format!("<polygon points=\"0,-8 7,5 -7,5\" {hollow}/>"),
-        _ => format!("<polygon points=\"0,-8 8,0 0,8 -8,0\" {hollow}/>"),
+        0 => El::new("circle")
+            .attr("r", 4.5)
+            .attr("fill", color)
+            .attr("stroke", "#ffffff")
+            .attr("stroke-width", 1),
+        1 => hollow(
+            El::new("rect")
+                .attr("x", -6)
+                .attr("y", -6)
+                .attr("width", 12)
+                .attr("height", 12),
+        ),
+        2 => hollow(El::new("polygon").attr("points", "0,-8 7,5 -7,5")),
+        _ => hollow(El::new("polygon").attr("points", "0,-8 8,0 0,8 -8,0")),
     }
 }
 
@@ -63,14 +77,6 @@ pub(super) fn pct_axis(span: f64) -> impl Fn(&f64) -> String {
         };
         format!("{y:+.decimals$}%", decimals = decimals as usize)
     }
-}
-
-/// Text for SVG attributes and elements.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Axis numbers, short: 4.2M, 880k, 9.32.
@@ -106,22 +112,22 @@ pub(super) fn e<E: std::fmt::Debug>(err: E) -> String {
 
 /// A data marker: focusable, named by its exact value.
 pub(crate) fn marker(
-    out: &mut String,
     i: usize,
     variant: &str,
     x: &str,
     value: f64,
     at: (i32, i32),
     text: &str,
-) {
-    let _ = write!(
-        out,
-        "<g class=\"marker\" tabindex=\"0\" role=\"img\" aria-label=\"{t}\" data-variant=\"{v}\" data-x=\"{x}\" data-value=\"{value}\" transform=\"translate({} {})\"><title>{t}</title>{}</g>",
-        at.0,
-        at.1,
-        marker_shape(i, &hex(palette(i))),
-        t = esc(text),
-        v = esc(variant),
-        x = esc(x),
-    );
+) -> El {
+    El::new("g")
+        .attr("class", "marker")
+        .attr("tabindex", 0)
+        .attr("role", "img")
+        .attr("aria-label", text)
+        .attr("data-variant", variant)
+        .attr("data-x", x)
+        .attr("data-value", value)
+        .attr("transform", format!("translate({} {})", at.0, at.1))
+        .child(El::new("title").text(text))
+        .child(marker_shape(i, &hex(palette(i))))
 }

@@ -1,7 +1,7 @@
 //! The metric against the sweep value per variant, on a linear or log-2
 //! axis.
 
-use super::{frame::*, model::*, style::*};
+use super::{frame::*, model::*, style::*, svg::*};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedlab::experiment::{Experiment, Results};
@@ -97,7 +97,7 @@ impl XAxis {
         y: (f64, f64),
         y_desc: &str,
         y_fmt: &dyn Fn(&f64) -> String,
-    ) -> Result<(Ctx<'a, 'b>, String), String> {
+    ) -> Result<(Ctx<'a, 'b>, Vec<El>), String> {
         let own = self.own_labels();
         let chart = axes(
             root,
@@ -113,7 +113,7 @@ impl XAxis {
                 y_fmt,
             },
         )?;
-        let mut out = String::new();
+        let mut out = Vec::new();
         if own {
             // A tick, grid line and label at each value, skipping labels that
             // would overlap the previous one.
@@ -125,20 +125,24 @@ impl XAxis {
                 let (px, _) = chart.backend_coord(&(self.pos[i], y.0));
                 let label = &self.labels[i];
                 let half = (label.chars().count() as i32 * 8) / 2 + 3;
-                let _ = write!(
-                    out,
-                    "<path stroke=\"#eeeeee\" d=\"M{px},{}V{}\"/><path stroke=\"#000000\" d=\"M{px},{}V{}\"/>",
-                    yr.start,
-                    yr.end,
-                    yr.end,
-                    yr.end + 5
-                );
+                let line = |stroke: &str, from: i32, to: i32| {
+                    El::new("path")
+                        .attr("stroke", stroke)
+                        .attr("d", format!("M{px},{from}V{to}"))
+                };
+                out.push(line("#eeeeee", yr.start, yr.end));
+                out.push(line("#000000", yr.end, yr.end + 5));
                 if px - half > last_right {
-                    let _ = write!(
-                        out,
-                        "<text class=\"x-label\" x=\"{px}\" y=\"{}\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"15\" fill=\"#000000\">{}</text>",
-                        yr.end + 21,
-                        esc(label)
+                    out.push(
+                        El::new("text")
+                            .attr("class", "x-label")
+                            .attr("x", px)
+                            .attr("y", yr.end + 21)
+                            .attr("text-anchor", "middle")
+                            .attr("font-family", "sans-serif")
+                            .attr("font-size", 15)
+                            .attr("fill", "#000000")
+                            .text(label),
                     );
                     last_right = px + half;
                 }
@@ -212,18 +216,30 @@ pub(super) fn sweep_chart(
                     .zip(&b.results.rows)
                     .map(|(px, row)| chart.backend_coord(&(*px, row.values[v])))
                     .collect();
-                out.push_str("<g class=\"baseline\" opacity=\"0.8\">");
-                polyline(&mut out, bi, &px, "#9a9a9a", 1.5);
-                for (at, (row, l)) in px.iter().zip(b.results.rows.iter().zip(&x.labels)) {
-                    let _ = write!(
-                        out,
-                        "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"#ffffff\" stroke=\"#9a9a9a\"><title>{}</title></circle>",
-                        at.0,
-                        at.1,
-                        esc(&format!("{} {v} at {} {l}: {}", b.name, x.param, schedlab::report::num(row.values[v])))
-                    );
-                }
-                out.push_str("</g>");
+                let dots =
+                    px.iter()
+                        .zip(b.results.rows.iter().zip(&x.labels))
+                        .map(|(at, (row, l))| {
+                            El::new("circle")
+                                .attr("cx", at.0)
+                                .attr("cy", at.1)
+                                .attr("r", 3)
+                                .attr("fill", "#ffffff")
+                                .attr("stroke", "#9a9a9a")
+                                .child(El::new("title").text(format!(
+                                    "{} {v} at {} {l}: {}",
+                                    b.name,
+                                    x.param,
+                                    schedlab::report::num(row.values[v])
+                                )))
+                        });
+                out.push(
+                    El::new("g")
+                        .attr("class", "baseline")
+                        .attr("opacity", 0.8)
+                        .children(polyline(bi, &px, "#9a9a9a", 1.5))
+                        .children(dots),
+                );
                 legend_entries.push((BASELINE + bi, format!("{} {v}", b.name)));
             }
         }
@@ -240,10 +256,10 @@ pub(super) fn sweep_chart(
                     let s = &row.spread[v];
                     let (_, lo) = chart.backend_coord(&(*p, s.min));
                     let (_, hi) = chart.backend_coord(&(*p, s.max));
-                    error_bar(&mut out, at.0, lo, hi, &color);
+                    out.push(error_bar(at.0, lo, hi, &color));
                 }
             }
-            polyline(&mut out, i, &px, &color, 2.0);
+            out.extend(polyline(i, &px, &color, 2.0));
             for ((row, l), at) in r.rows.iter().zip(&x.labels).zip(&px) {
                 let value = row.values[v];
                 let mut text = format!(
@@ -262,7 +278,7 @@ pub(super) fn sweep_chart(
                         schedlab::report::num(s.max)
                     );
                 }
-                marker(&mut out, i, v, l, value, *at, &text);
+                out.push(marker(i, v, l, value, *at, &text));
             }
             legend_entries.push((i, v.clone()));
         }
@@ -277,7 +293,7 @@ pub(super) fn sweep_chart(
             })
             .collect();
         let corner = legend_corner(&all, x.range, (y0, y1));
-        legend(&mut out, &chart, &legend_entries, corner);
+        out.extend(legend(&chart, &legend_entries, corner));
         Ok(out)
     })
 }

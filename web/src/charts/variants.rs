@@ -70,21 +70,19 @@ pub(super) fn variants_chart(
                 y_fmt: &|y| short(*y),
             },
         )?;
-        let mut out = String::new();
         let base = if base.len() == n {
             base.clone()
         } else {
             Vec::new()
         };
-        bars(&mut out, &chart, &values, &base);
+        let mut out = bars(&chart, &values, &base);
         if !base.is_empty() {
             if let Some(b) = baseline {
-                legend(
-                    &mut out,
+                out.extend(legend(
                     &chart,
                     &[(BASELINE + 1, format!("{} (dashed)", b.name))],
                     (true, true),
-                );
+                ));
             }
         }
         Ok(out)

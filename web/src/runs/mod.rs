@@ -3,11 +3,12 @@
 //! everything after Run: the pool of Web Workers ([`runner`]), the run's
 //! progress and results ([`crate::run`]), and the results view (charts,
 //! latency CDF, timeline, baselines, exports, trace export, explanations).
-//! The editor (`bin/app.rs`) renders an empty `#results-host` where the
-//! results go; this module is a second Yew app mounted in it, and the two
-//! talk only through [`crate::bridge`]: the editor sends Start, Cancel and
-//! the pinned baseline; this module sends its build (Ready) and every
-//! change of the run's state (Status). It also keeps each finished run in
+//! The results go in `#results-host`, the part of the page's frame between
+//! the editor's (`bin/app.rs`) two parts and inside neither
+//! ([`crate::app::frame`]); this module is a second Yew app mounted there,
+//! and the two talk only through [`crate::bridge`]: the editor sends Start,
+//! Cancel and the pinned baseline; this module sends its build (Ready) and
+//! every change of the run's state (Status). It also keeps each finished run in
 //! the history (localStorage, [`crate::history`]) and says so (Kept): the
 //! editor only lists, pins and forgets runs.
 
@@ -23,7 +24,7 @@ use schedlab::experiment::Experiment;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Mounts the runs app in the editor's `#results-host`, then says Ready.
+/// Mounts the runs app in the frame's `#results-host`, then says Ready.
 pub fn mount() {
     let Some(host) = web_sys::window()
         .and_then(|w| w.document())
@@ -32,49 +33,7 @@ pub fn mount() {
         // The editor waits for Ready and says what went wrong.
         return;
     };
-    skip_editor_subtree_ids(&host);
     yew::Renderer::<RunsApp>::with_root(host).render();
-}
-
-/// Yew marks each element that has listeners, and each app's root, with
-/// the id of its subtree (`__yew_subtree_id`), and an app handles an event
-/// only if the nearest marked element has its own id. The editor's Yew and
-/// this module's are separate copies, each numbering its subtrees from 1,
-/// so the editor's root (the body) and this app's could share an id, and
-/// the editor would take clicks in the results for its own. Apps rendered
-/// (and dropped) on a detached element use up ids here until they pass
-/// every id marked on the host's ancestors.
-fn skip_editor_subtree_ids(host: &web_sys::Element) {
-    let id_of = |el: &web_sys::Element| {
-        js_sys::Reflect::get(el, &"__yew_subtree_id".into())
-            .ok()
-            .and_then(|v| v.as_f64())
-    };
-    let mut taken = 0.0_f64;
-    let mut el = Some(host.clone());
-    while let Some(e) = el {
-        taken = taken.max(id_of(&e).unwrap_or(0.0));
-        el = e.parent_element();
-    }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    loop {
-        let Ok(scratch) = doc.create_element("div") else {
-            return;
-        };
-        let app = yew::Renderer::<Nothing>::with_root(scratch.clone()).render();
-        let used = id_of(&scratch).unwrap_or(f64::INFINITY);
-        app.destroy();
-        if used >= taken {
-            return;
-        }
-    }
-}
-
-#[function_component]
-fn Nothing() -> Html {
-    html! {}
 }
 
 #[function_component]
