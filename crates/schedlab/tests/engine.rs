@@ -473,6 +473,15 @@ proptest! {
                         r#"{{"name":"w{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"cond_wait":{{"cond":"c{i}","mutex":"m{i}"}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"mem":{{"bytes":65536}}}}]}}]}}"#));
                     specs.push(format!(
                         r#"{{"name":"x{i}","program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","rounds":4,"wake_all":true}}}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
+                    // Counting semaphores (a replayed trace's wakeups): a
+                    // ping-pong, and a third task posting on a timer so that
+                    // posts also wait in the count.
+                    specs.push(format!(
+                        r#"{{"name":"z{i}","program":[{{"forever":[{{"compute":{{"ns":{a}}}}},{{"sem_post":"s{i}"}},{{"sem_wait":"r{i}"}}]}}]}}"#));
+                    specs.push(format!(
+                        r#"{{"name":"v{i}"{affinity},"program":[{{"forever":[{{"sem_wait":"s{i}"}},{{"compute":{{"ns":{b}}}}},{{"sem_post":"r{i}"}}]}}]}}"#));
+                    specs.push(format!(
+                        r#"{{"name":"u{i}","program":[{{"forever":[{{"sleep":{{"ns":{b}}}}},{{"sem_post":"s{i}"}}]}}]}}"#));
                     // InnoDB's spin-then-sleep mutex, woken all at once.
                     specs.push(format!(
                         r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));

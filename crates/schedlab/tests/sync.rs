@@ -358,3 +358,31 @@ fn an_innodb_event_wakes_every_sleeper_a_futex_one() {
     assert!(counter(&all, "futex.woken") > 3, "{:?}", all.counters);
     assert!(counter(&all, "futex.wait") > counter(&one, "futex.wait"));
 }
+
+/// A counting semaphore: a post before the wait is kept in the count (the
+/// wait takes it without sleeping); a wait on zero sleeps until a post
+/// hands one over with a futex wake.
+#[test]
+fn a_semaphore_keeps_early_posts_and_wakes_a_waiter_with_a_futex_wake() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    // A posts at once and again after 100 us; B sleeps 50 us, then waits
+    // twice: the first post is in the count, the second wakes it.
+    let out = run(
+        &topo,
+        r#"{"tasks":[
+          {"name":"A","affinity":"0","program":[{"sem_post":"s"},{"compute":{"ns":100000}},{"mark":"a.post"},{"sem_post":"s"}]},
+          {"name":"B","affinity":"1","program":[{"sleep":{"ns":50000}},{"sem_wait":"s"},{"mark":"b.first"},{"sem_wait":"s"},{"mark":"b.second"}]}]}"#,
+        None,
+    );
+    let first = marks(&out, "b.first")[0];
+    assert!((50_000..60_000).contains(&first), "b.first {first}");
+    let (post, second) = (marks(&out, "a.post")[0], marks(&out, "b.second")[0]);
+    // The post's futex wake, then a remote wakeup of an idle CPU.
+    assert!(
+        second > post && second - post < 20_000,
+        "a.post {post} b.second {second}"
+    );
+    assert_eq!(counter(&out, "futex.wait"), 1);
+    assert_eq!(counter(&out, "futex.wake"), 1);
+    assert_eq!(counter(&out, "futex.woken"), 1);
+}

@@ -70,6 +70,8 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             "mem",
             "read",
             "runtime",
+            "sem_post",
+            "sem_wait",
             "signal",
             "sleep",
             "spin_lock",

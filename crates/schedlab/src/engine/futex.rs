@@ -16,6 +16,11 @@
 //!   sleep. Woken, it takes the mutex again (a `lock` follows).
 //! - A barrier: the arrivals before the last enter futex wait; the last
 //!   calls futex wake for all of them and goes on.
+//! - A semaphore (glibc's sem_t): a post that finds no waiter adds one to
+//!   the count (an atomic); one that finds a waiter futex-wakes it and
+//!   hands the post over. A wait takes one from the count (an atomic), or
+//!   registers and futex-waits; posted while still entering, it does not
+//!   sleep.
 
 use super::cpu::SegKind;
 use super::sync::Spin;
@@ -238,6 +243,41 @@ impl Sim {
     pub(super) fn take_barrier_waiters(&mut self, b: usize) -> Vec<usize> {
         let taken = std::mem::take(&mut self.sync.barriers[b].releasing);
         self.asleep_or_released(taken, Wait::Barrier(b))
+    }
+
+    /// `sem_post`: a futex wake for the oldest waiter, else count one up.
+    pub(super) fn sem_post(&mut self, cpu: usize, s: usize) {
+        let sem = &mut self.sync.sems[s];
+        let cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
+        if sem.waiters.is_empty() {
+            sem.count += 1;
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            self.note_futex_wake();
+            let cost = cost + self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::PostSem(s));
+        }
+    }
+
+    /// The waiter a post takes, if asleep (else it is marked released).
+    pub(super) fn take_sem_waiter(&mut self, s: usize) -> Vec<usize> {
+        let taken: Vec<usize> = self.sync.sems[s].waiters.pop_front().into_iter().collect();
+        self.asleep_or_released(taken, Wait::Sem(s))
+    }
+
+    /// `sem_wait`: takes a post if there is one, else futex-waits for one.
+    pub(super) fn sem_wait(&mut self, cpu: usize, task: usize, s: usize) {
+        let sem = &mut self.sync.sems[s];
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
+        if sem.count > 0 {
+            sem.count -= 1;
+            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+        } else {
+            sem.waiters.push_back(task);
+            self.tasks[task].released = false;
+            cost += self.cost.syscall();
+            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Sem(s)));
+        }
     }
 
     /// `mem`: writes `bytes` of a `buffer`-byte buffer at the core's

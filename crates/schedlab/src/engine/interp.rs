@@ -298,6 +298,14 @@ impl Sim {
                 self.tasks[task].pc += 1;
                 self.barrier(cpu, task, b);
             }
+            Insn::SemPost(s) => {
+                self.tasks[task].pc += 1;
+                self.sem_post(cpu, s);
+            }
+            Insn::SemWait(s) => {
+                self.tasks[task].pc += 1;
+                self.sem_wait(cpu, task, s);
+            }
         }
         Flow::Yield
     }
@@ -441,6 +449,10 @@ impl Sim {
             }
             Pending::ReleaseBarrier(b) => {
                 let woken = self.take_barrier_waiters(b);
+                self.wake_then(cpu, task, woken, Pending::None);
+            }
+            Pending::PostSem(s) => {
+                let woken = self.take_sem_waiter(s);
                 self.wake_then(cpu, task, woken, Pending::None);
             }
         }

@@ -134,7 +134,7 @@ impl Sim {
                 }
             }
         }
-        // Cond and barrier waiters are listed from their arrival: asleep
+        // Cond, barrier and semaphore waiters are listed from their arrival: asleep
         // (counted here) or still entering the wait (on a CPU).
         let lists = self
             .sync
@@ -152,7 +152,14 @@ impl Sim {
                     Wait::Barrier(b),
                     br.waiting.iter().chain(&br.releasing).copied().collect(),
                 )
-            }));
+            }))
+            .chain(
+                self.sync
+                    .sems
+                    .iter()
+                    .enumerate()
+                    .map(|(s, sem)| (Wait::Sem(s), sem.waiters.iter().copied().collect())),
+            );
         for (wait, list) in lists {
             for t in list {
                 match self.tasks[t].state {
@@ -172,7 +179,8 @@ impl Sim {
                         | Wait::Write(_)
                         | Wait::Lock(_)
                         | Wait::Cond(_)
-                        | Wait::Barrier(_),
+                        | Wait::Barrier(_)
+                        | Wait::Sem(_),
                     ) => 1,
                     // Sleeping on a timer, on the way to a CPU by IPI, or gone:
                     // in no queue and no wait list.

@@ -1,6 +1,6 @@
 //! The state of the pthread objects rt-app uses (mutexes, spinning
-//! mutexes, condition variables, barriers); how tasks use them is
-//! `futex.rs`.
+//! mutexes, condition variables, barriers) and of counting semaphores
+//! (a replayed trace's wakeups); how tasks use them is `futex.rs`.
 
 use crate::workload::program::Workload;
 use std::collections::VecDeque;
@@ -52,12 +52,23 @@ impl Barrier {
     }
 }
 
+/// A counting semaphore (sem_t).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sem {
+    /// Posts no waiter took yet.
+    pub count: u64,
+    /// Waiting (asleep, or still entering their wait), oldest first.
+    pub waiters: VecDeque<usize>,
+    pub last_cpu: Option<usize>,
+}
+
 /// Every pthread object of a workload, by the index its instructions use.
 #[derive(Debug, Clone)]
 pub(crate) struct SyncObjects {
     pub mutexes: Vec<Mutex>,
     pub conds: Vec<Cond>,
     pub barriers: Vec<Barrier>,
+    pub sems: Vec<Sem>,
 }
 
 impl SyncObjects {
@@ -71,6 +82,7 @@ impl SyncObjects {
                 .iter()
                 .map(|&users| Barrier::new(users))
                 .collect(),
+            sems: vec![Sem::default(); workload.sems.len()],
         }
     }
 }

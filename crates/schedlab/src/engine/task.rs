@@ -18,6 +18,8 @@ pub enum Wait {
     Cond(usize),
     /// In futex wait at a barrier.
     Barrier(usize),
+    /// In futex wait on a semaphore.
+    Sem(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +100,8 @@ pub(crate) enum Pending {
     },
     /// The last arrival's futex wake entry is done: release the barrier.
     ReleaseBarrier(usize),
+    /// A post's futex wake entry is done: hand the post to a waiter.
+    PostSem(usize),
 }
 
 #[derive(Debug, Clone)]

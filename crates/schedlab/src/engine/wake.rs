@@ -149,7 +149,7 @@ impl Sim {
                 self.tasks[task].in_syscall = false;
             }
             // Already on the wait list since they arrived.
-            Wait::Cond(_) | Wait::Barrier(_) => self.note_futex_wait(),
+            Wait::Cond(_) | Wait::Barrier(_) | Wait::Sem(_) => self.note_futex_wait(),
         }
         self.schedule(cpu);
     }

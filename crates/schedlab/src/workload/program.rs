@@ -156,6 +156,13 @@ pub enum Op {
     Broadcast(String),
     /// Wait until every task that uses the named barrier has arrived.
     Barrier(String),
+    /// sem_post: wake the longest waiter on the named counting semaphore
+    /// (a futex wake), or, when none waits, add one to its count. The
+    /// waker-to-wakee edge of a replayed trace.
+    SemPost(String),
+    /// sem_wait: take one from the named semaphore's count, or sleep in
+    /// futex wait until a `sem_post` hands one over.
+    SemWait(String),
 }
 
 /// A spin-then-block mutex acquisition; the defaults are MySQL's
@@ -329,6 +336,8 @@ pub enum Insn {
         all: bool,
     },
     Barrier(usize),
+    SemPost(usize),
+    SemWait(usize),
 }
 
 /// A checked task, ready to start.
@@ -353,10 +362,11 @@ pub struct Workload {
     pub templates: Vec<TaskTemplate>,
     pub initial: usize,
     pub labels: Vec<String>,
-    /// Mutex, condition variable and barrier names, by slot.
+    /// Mutex, condition variable, barrier and semaphore names, by slot.
     pub mutexes: Vec<String>,
     pub conds: Vec<String>,
     pub barriers: Vec<String>,
+    pub sems: Vec<String>,
     /// How many initial tasks use each barrier: it opens when they all
     /// have arrived.
     pub barrier_users: Vec<usize>,
@@ -384,7 +394,9 @@ fn takes_time(op: &Op) -> bool {
         | Op::CondWait { .. }
         | Op::Signal(_)
         | Op::Broadcast(_)
-        | Op::Barrier(_) => true,
+        | Op::Barrier(_)
+        | Op::SemPost(_)
+        | Op::SemWait(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
         Op::Mark(_) | Op::Lap(_) => false,
     }
@@ -451,6 +463,7 @@ impl Workload {
             mutexes: Vec::new(),
             conds: Vec::new(),
             barriers: Vec::new(),
+            sems: Vec::new(),
             barrier_users: Vec::new(),
             timer_names: Vec::new(),
             held: Vec::new(),
@@ -786,6 +799,8 @@ impl Workload {
                     let b = slot(&mut self.barriers, name, &fail)?;
                     code.push(Insn::Barrier(b));
                 }
+                Op::SemPost(name) => code.push(Insn::SemPost(slot(&mut self.sems, name, &fail)?)),
+                Op::SemWait(name) => code.push(Insn::SemWait(slot(&mut self.sems, name, &fail)?)),
                 Op::Fork(child) => {
                     self.fork_depth += 1;
                     let template = self.compile_task(child, &format!("{here}.fork"), ncpus);
@@ -800,7 +815,8 @@ impl Workload {
     }
 }
 
-/// The slot of a named mutex, condition variable or barrier, made on first use.
+/// The slot of a named mutex, condition variable, barrier or semaphore,
+/// made on first use.
 fn slot(names: &mut Vec<String>, name: &str, fail: &dyn Fn(String) -> Error) -> Result<usize> {
     if name.is_empty() {
         return Err(fail("needs a name".into()));
@@ -849,6 +865,8 @@ impl Op {
             Op::Signal(_) => "signal",
             Op::Broadcast(_) => "broadcast",
             Op::Barrier(_) => "barrier",
+            Op::SemPost(_) => "sem_post",
+            Op::SemWait(_) => "sem_wait",
         }
     }
 }
