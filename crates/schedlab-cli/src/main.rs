@@ -51,6 +51,12 @@ enum Command {
         #[command(subcommand)]
         from: cmd::import::From,
     },
+    /// A real machine's scheduler trace: import it as a workload, or print
+    /// its figures.
+    Trace {
+        #[command(subcommand)]
+        what: cmd::trace::Trace,
+    },
     /// Encode a preset or experiment file as a link-safe string.
     Encode(cmd::encode::Args),
     /// Decode a link-safe string back to experiment JSON.
@@ -92,6 +98,7 @@ fn dispatch(cli: Cli) -> Result<String, failure::Failure> {
         Command::Run(args) => cmd::run::command(args),
         Command::Merge(args) => cmd::merge::command(args),
         Command::Import { from } => cmd::import::command(from),
+        Command::Trace { what } => cmd::trace::command(what),
         Command::Encode(args) => cmd::encode::command(args),
         Command::Decode(args) => cmd::decode::command(args),
         Command::Bench(args) => cmd::bench::command(args),

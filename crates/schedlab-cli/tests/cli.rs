@@ -586,3 +586,54 @@ fn estimate_says_about_how_long_from_a_measured_rate_and_runs_nothing_else() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(" for 2 points on 2 threads "), "{text}");
 }
+
+/// A scheduler trace recorded on this machine: its figures, its replay
+/// beside it, and an experiment that `run` takes; a file that is no trace
+/// is an import error naming its line.
+#[test]
+fn trace_stats_import_and_check_read_a_recorded_trace() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schedlab/tests/traces/pipe-pingpong.txt.gz"
+    );
+    let out = schedlab()
+        .args(["trace", "stats", fixture])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.lines().nth(1).unwrap().starts_with("sched-pipe"),
+        "{table}"
+    );
+    assert!(table.contains("idle per CPU"), "{table}");
+
+    let out = schedlab()
+        .args(["trace", "check", fixture, "--machine", "kvm-2vcpu"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let check = String::from_utf8(out.stdout).unwrap();
+    assert!(check.contains("replay/recording: cpu time"), "{check}");
+
+    let exp = temp_file("pingpong.json", "");
+    let out = schedlab()
+        .args(["trace", "import", fixture, "--machine", "kvm-2vcpu", "-o"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8(out.stderr).unwrap().contains("tasks"));
+    let out = schedlab()
+        .args(["run", exp.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    let bad = temp_file(
+        "not-a-trace.txt",
+        "x 1 [000] 1.5: sched:sched_waking: comm=y pid=z\n",
+    );
+    let err = fails_with(8, &["trace", "stats", bad.to_str().unwrap()]);
+    assert!(err.contains("line 1") && err.contains("\"z\""), "{err}");
+}

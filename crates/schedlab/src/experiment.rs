@@ -388,6 +388,46 @@ impl Experiment {
     }
 }
 
+impl Experiment {
+    /// An imported scheduler trace's workload as an experiment on
+    /// `machine` under the current era; run until every task is done.
+    pub fn from_trace(
+        workload: crate::workload::program::WorkloadSpec,
+        name: &str,
+        machine: &str,
+    ) -> Result<Experiment> {
+        topology::preset(machine)?;
+        let exp = Experiment {
+            version: VERSION,
+            name: name.to_string(),
+            description: "Replayed from a scheduler trace: each task runs what it ran in the recording and wakes whom it woke; the policy places.".into(),
+            source: String::new(),
+            machine: MachineRef::Preset(machine.to_string()),
+            policy: PolicySpec::era(crate::policy::Era::CURRENT),
+            variants: vec![Variant {
+                label: crate::policy::Era::CURRENT.name().into(),
+                policy: PolicyChanges::default(),
+                workload: BTreeMap::new(),
+            }],
+            workload: Benchmark::Custom(crate::workload::bench::Custom {
+                duration_ms: None,
+                warmup_ms: 0,
+                metric: Default::default(),
+                mark: None,
+                channels: workload.channels,
+                tasks: workload.tasks,
+            }),
+            sweep: None,
+            timeline: Vec::new(),
+            seed: default_seed(),
+            repeats: 1,
+            sum_row: false,
+        };
+        exp.validate().map_err(|e| e.about(Concern::Import))?;
+        Ok(exp)
+    }
+}
+
 /// What a run reports to its caller between chunks, and how the caller answers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {

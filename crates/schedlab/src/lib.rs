@@ -37,6 +37,7 @@ pub mod knobs;
 pub mod limits;
 pub mod policy;
 pub mod presets;
+pub mod recording;
 pub mod report;
 pub mod sched;
 pub mod seed;

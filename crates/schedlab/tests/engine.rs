@@ -477,11 +477,11 @@ proptest! {
                     // ping-pong, and a third task posting on a timer so that
                     // posts also wait in the count.
                     specs.push(format!(
-                        r#"{{"name":"z{i}","program":[{{"forever":[{{"compute":{{"ns":{a}}}}},{{"sem_post":"s{i}"}},{{"sem_wait":"r{i}"}}]}}]}}"#));
+                        r#"{{"name":"z{i}","program":[{{"forever":[{{"compute":{{"ns":{a}}}}},{{"sem_post":{{"sem":"s{i}","free":true}}}},{{"sem_wait":{{"sem":"r{i}","free":true}}}}]}}]}}"#));
                     specs.push(format!(
-                        r#"{{"name":"v{i}"{affinity},"program":[{{"forever":[{{"sem_wait":"s{i}"}},{{"compute":{{"ns":{b}}}}},{{"sem_post":"r{i}"}}]}}]}}"#));
+                        r#"{{"name":"v{i}"{affinity},"program":[{{"forever":[{{"sem_wait":{{"sem":"s{i}"}}}},{{"compute":{{"ns":{b}}}}},{{"sem_post":{{"sem":"r{i}","sync":true}}}}]}}]}}"#));
                     specs.push(format!(
-                        r#"{{"name":"u{i}","program":[{{"forever":[{{"sleep":{{"ns":{b}}}}},{{"sem_post":"s{i}"}}]}}]}}"#));
+                        r#"{{"name":"u{i}","program":[{{"forever":[{{"sleep":{{"ns":{b}}}}},{{"sem_post":{{"sem":"s{i}"}}}}]}}]}}"#));
                     // InnoDB's spin-then-sleep mutex, woken all at once.
                     specs.push(format!(
                         r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));

@@ -4,7 +4,8 @@
 //! 0 model: machines, policy as data, domains, knobs, counters, task programs
 //! 1 scheduler: run queues, load tracking, wakeup placement, balancing
 //! 2 engine: event queue, time, segments, the cost model
-//! 3 workloads: the benchmark generators and what they report, rt-app import
+//! 3 workloads: the benchmark generators and what they report, rt-app and
+//!   scheduler-trace import
 //! 4 experiments: specs, points, presets
 //! 5 outputs: codec, report, explain, trace export, fidelity
 
@@ -18,7 +19,7 @@ fn layer_of(module: &str) -> usize {
         | "workload::program" => 0,
         "sched" => 1,
         "engine" | "cost" => 2,
-        "workload::bench" | "workload::rtapp" => 3,
+        "workload::bench" | "workload::rtapp" | "recording" => 3,
         "experiment" | "presets" | "estimate" | "bench" => 4,
         "codec" | "report" | "explain" | "trace_export" | "fidelity" => 5,
         other => {

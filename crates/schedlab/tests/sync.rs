@@ -370,8 +370,8 @@ fn a_semaphore_keeps_early_posts_and_wakes_a_waiter_with_a_futex_wake() {
     let out = run(
         &topo,
         r#"{"tasks":[
-          {"name":"A","affinity":"0","program":[{"sem_post":"s"},{"compute":{"ns":100000}},{"mark":"a.post"},{"sem_post":"s"}]},
-          {"name":"B","affinity":"1","program":[{"sleep":{"ns":50000}},{"sem_wait":"s"},{"mark":"b.first"},{"sem_wait":"s"},{"mark":"b.second"}]}]}"#,
+          {"name":"A","affinity":"0","program":[{"sem_post":{"sem":"s"}},{"compute":{"ns":100000}},{"mark":"a.post"},{"sem_post":{"sem":"s"}}]},
+          {"name":"B","affinity":"1","program":[{"sleep":{"ns":50000}},{"sem_wait":{"sem":"s"}},{"mark":"b.first"},{"sem_wait":{"sem":"s"}},{"mark":"b.second"}]}]}"#,
         None,
     );
     let first = marks(&out, "b.first")[0];
@@ -385,4 +385,30 @@ fn a_semaphore_keeps_early_posts_and_wakes_a_waiter_with_a_futex_wake() {
     assert_eq!(counter(&out, "futex.wait"), 1);
     assert_eq!(counter(&out, "futex.wake"), 1);
     assert_eq!(counter(&out, "futex.woken"), 1);
+}
+
+/// `free` semaphore operations (a replayed trace's wakeups) charge no
+/// atomic and no system call: only the wakeup's own work separates the
+/// post from the woken task's next mark, and a post nobody waits for
+/// takes no time at all.
+#[test]
+fn free_semaphore_operations_charge_only_the_wakeup() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(
+        &topo,
+        r#"{"tasks":[
+          {"name":"A","affinity":"0","program":[{"compute":{"ns":100000}},{"mark":"a.post"},{"sem_post":{"sem":"s","free":true}},{"mark":"a.after"},{"sem_post":{"sem":"t","free":true}},{"mark":"a.done"}]},
+          {"name":"B","affinity":"1","program":[{"sem_wait":{"sem":"s","free":true}},{"mark":"b.woken"}]}]}"#,
+        None,
+    );
+    // B's sleep is counted as a futex wait (a sleep on the semaphore);
+    // no futex wake call is charged.
+    assert_eq!(counter(&out, "futex.wake"), 0);
+    let (post, woken) = (marks(&out, "a.post")[0], marks(&out, "b.woken")[0]);
+    assert!(
+        woken > post && woken - post < 20_000,
+        "a.post {post} b.woken {woken}"
+    );
+    // The post to "t" finds no waiter: counted, at no cost.
+    assert_eq!(marks(&out, "a.after")[0], marks(&out, "a.done")[0]);
 }

@@ -52,11 +52,11 @@ pub fn build() -> Option<Element> {
 }
 
 /// How the frame's own elements look after a render of the editor.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dress {
     pub embed: bool,
-    /// The results host's classes, space-separated.
-    pub results_class: String,
+    /// The results shown are dimmed while the next run goes.
+    pub stale: bool,
     pub results_hidden: bool,
 }
 
@@ -67,7 +67,13 @@ pub fn apply(dress: &Dress) {
         let _ = frame.set_attribute("data-ready", "true");
     }
     if let Some(host) = element(bridge::HOST_ID) {
-        let _ = host.set_attribute("class", &dress.results_class);
+        let class = match (dress.embed, dress.stale) {
+            (true, true) => "embed-results stale",
+            (true, false) => "embed-results",
+            (false, true) => "stale",
+            (false, false) => "",
+        };
+        let _ = host.set_attribute("class", class);
         if dress.results_hidden {
             let _ = host.set_attribute("hidden", "");
         } else {

@@ -104,11 +104,7 @@ pub fn App() -> Html {
         estimate::use_estimate(&editor, run.running, crate::pool::hardware_concurrency());
     let dress = frame::Dress {
         embed: link::is_embed(),
-        results_class: if link::is_embed() {
-            classes!("embed-results", stale(&run)).to_string()
-        } else {
-            classes!(stale(&run)).to_string()
-        },
+        stale: stale(&run).is_some(),
         results_hidden: link::is_embed() && !run.shown,
     };
     use_effect_with(dress, frame::apply);

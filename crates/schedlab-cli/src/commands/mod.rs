@@ -14,6 +14,7 @@ pub mod merge;
 pub mod presets;
 pub mod run;
 pub mod show;
+pub mod trace;
 pub mod validate;
 
 /// How `domains` and `validate` print.

@@ -23,6 +23,7 @@
 //!   sleep.
 
 use super::cpu::SegKind;
+use super::interp::Flow;
 use super::sync::Spin;
 use super::task::{Pending, TaskState, Wait};
 use super::Sim;
@@ -246,17 +247,47 @@ impl Sim {
     }
 
     /// `sem_post`: a futex wake for the oldest waiter, else count one up.
-    pub(super) fn sem_post(&mut self, cpu: usize, s: usize) {
+    /// `sync` passes WF_SYNC, as a pipe or socket write's wakeup does;
+    /// `free` charges neither the atomic nor the system call (a replayed
+    /// trace's run already holds them), only the wakeup.
+    pub(super) fn sem_post(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        s: usize,
+        sync: bool,
+        free: bool,
+    ) -> Flow {
         let sem = &mut self.sync.sems[s];
         let cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
-        if sem.waiters.is_empty() {
-            sem.count += 1;
-            self.start_segment(cpu, SegKind::User, cost, Pending::None);
-        } else {
-            self.note_futex_wake();
-            let cost = cost + self.cost.syscall();
-            self.start_segment(cpu, SegKind::Kernel, cost, Pending::PostSem(s));
+        match (sem.waiters.is_empty(), free) {
+            (true, true) => {
+                sem.count += 1;
+                return Flow::Next;
+            }
+            (true, false) => {
+                sem.count += 1;
+                self.start_segment(cpu, SegKind::User, cost, Pending::None);
+            }
+            (false, true) => {
+                let woken = self.take_sem_waiter(s);
+                if woken.is_empty() {
+                    return Flow::Next;
+                }
+                self.wake_then(cpu, task, woken, sync, Pending::None);
+            }
+            (false, false) => {
+                self.note_futex_wake();
+                let cost = cost + self.cost.syscall();
+                self.start_segment(
+                    cpu,
+                    SegKind::Kernel,
+                    cost,
+                    Pending::PostSem { sem: s, sync },
+                );
+            }
         }
+        Flow::Yield
     }
 
     /// The waiter a post takes, if asleep (else it is marked released).
@@ -265,19 +296,28 @@ impl Sim {
         self.asleep_or_released(taken, Wait::Sem(s))
     }
 
-    /// `sem_wait`: takes a post if there is one, else futex-waits for one.
-    pub(super) fn sem_wait(&mut self, cpu: usize, task: usize, s: usize) {
+    /// `sem_wait`: takes a post if there is one, else futex-waits for one
+    /// (`free`: at no cost, see `sem_post`).
+    pub(super) fn sem_wait(&mut self, cpu: usize, task: usize, s: usize, free: bool) -> Flow {
         let sem = &mut self.sync.sems[s];
         let mut cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
         if sem.count > 0 {
             sem.count -= 1;
+            if free {
+                return Flow::Next;
+            }
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
             sem.waiters.push_back(task);
             self.tasks[task].released = false;
-            cost += self.cost.syscall();
-            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Sem(s)));
+            if free {
+                self.block(cpu, task, Wait::Sem(s));
+            } else {
+                cost += self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Sem(s)));
+            }
         }
+        Flow::Yield
     }
 
     /// `mem`: writes `bytes` of a `buffer`-byte buffer at the core's

@@ -64,6 +64,8 @@ impl Sim {
             woken_ns: None,
             wakeup_latency: LatencyHist::default(),
             timer_latency: LatencyHist::default(),
+            switches: 0,
+            migrations: 0,
             lap_from_ns: self.now,
             last_read: 0,
             read_blocked: false,
@@ -298,13 +300,13 @@ impl Sim {
                 self.tasks[task].pc += 1;
                 self.barrier(cpu, task, b);
             }
-            Insn::SemPost(s) => {
+            Insn::SemPost { sem, sync, free } => {
                 self.tasks[task].pc += 1;
-                self.sem_post(cpu, s);
+                return self.sem_post(cpu, task, sem as usize, sync, free);
             }
-            Insn::SemWait(s) => {
+            Insn::SemWait { sem, free } => {
                 self.tasks[task].pc += 1;
-                self.sem_wait(cpu, task, s);
+                return self.sem_wait(cpu, task, sem as usize, free);
             }
         }
         Flow::Yield
@@ -430,11 +432,11 @@ impl Sim {
             }
             Pending::WakeMutex(m) => {
                 let w = self.pop_mutex_waiters(m);
-                self.wake_then(cpu, task, w, Pending::None);
+                self.wake_then(cpu, task, w, false, Pending::None);
             }
             Pending::WakeMutexThenPark { mutex, wait } => {
                 let w = self.pop_mutex_waiters(mutex);
-                self.wake_then(cpu, task, w, Pending::Park(wait));
+                self.wake_then(cpu, task, w, false, Pending::Park(wait));
             }
             Pending::Park(wait) => {
                 if std::mem::take(&mut self.tasks[task].released) {
@@ -445,15 +447,15 @@ impl Sim {
             }
             Pending::Signal { cond, all } => {
                 let woken = self.take_cond_waiters(cond, all);
-                self.wake_then(cpu, task, woken, Pending::None);
+                self.wake_then(cpu, task, woken, false, Pending::None);
             }
             Pending::ReleaseBarrier(b) => {
                 let woken = self.take_barrier_waiters(b);
-                self.wake_then(cpu, task, woken, Pending::None);
+                self.wake_then(cpu, task, woken, false, Pending::None);
             }
-            Pending::PostSem(s) => {
-                let woken = self.take_sem_waiter(s);
-                self.wake_then(cpu, task, woken, Pending::None);
+            Pending::PostSem { sem, sync } => {
+                let woken = self.take_sem_waiter(sem);
+                self.wake_then(cpu, task, woken, sync, Pending::None);
             }
         }
     }

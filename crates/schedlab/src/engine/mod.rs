@@ -121,6 +121,9 @@ pub struct TaskSummary {
     pub wakeup_latency: stats::LatencyHist,
     /// The same for wakeups by the task's own timer (the end of a sleep).
     pub timer_latency: stats::LatencyHist,
+    /// Times switched in, and moved to another CPU's queue.
+    pub switches: u64,
+    pub migrations: u64,
 }
 
 /// The simulation. The scheduler reads and changes it through
@@ -414,6 +417,8 @@ impl Sim {
                     last_cpu: t.cpu,
                     wakeup_latency: t.wakeup_latency.clone(),
                     timer_latency: t.timer_latency.clone(),
+                    switches: t.switches,
+                    migrations: t.migrations,
                 })
                 .collect(),
             channels: self.chans.iter().map(|c| c.stats).collect(),

@@ -79,6 +79,7 @@ impl Sim {
             return;
         }
         self.counters.count(Counter::Switches);
+        self.tasks[n].switches += 1;
         self.trace_event(TraceEvent::Switch {
             t: self.now,
             cpu,

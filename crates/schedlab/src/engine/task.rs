@@ -100,8 +100,12 @@ pub(crate) enum Pending {
     },
     /// The last arrival's futex wake entry is done: release the barrier.
     ReleaseBarrier(usize),
-    /// A post's futex wake entry is done: hand the post to a waiter.
-    PostSem(usize),
+    /// A post's futex wake entry is done: hand the post to a waiter
+    /// (`sync`: the waker says it will sleep soon).
+    PostSem {
+        sem: usize,
+        sync: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -133,6 +137,9 @@ pub(crate) struct Task {
     pub wakeup_latency: LatencyHist,
     /// The same for wakeups by the task's own timer (sleep).
     pub timer_latency: LatencyHist,
+    /// Times switched in, and moved to another CPU's queue.
+    pub switches: u64,
+    pub migrations: u64,
     /// Where a `lap` measures from: the wakeup that ended the task's last
     /// blocked read, or that read's completion if it did not block.
     pub(super) lap_from_ns: u64,

@@ -21,12 +21,13 @@ impl Sim {
         cpu: usize,
         task: usize,
         waiters: Vec<usize>,
+        sync: bool,
         then: Pending,
     ) {
         let mut woken = 0;
         self.wakeup_scan_ns = 0;
         for w in waiters {
-            if self.try_to_wake_up(w, Some(cpu), false) {
+            if self.try_to_wake_up(w, Some(cpu), sync) {
                 woken += 1;
             }
         }
@@ -374,6 +375,7 @@ impl Sim {
             .pelt
             .attach(&self.ents[task].pelt, self.ents[task].weight);
         self.tasks[task].cpu = to;
+        self.tasks[task].migrations += 1;
     }
 
     /// Moves a queued (not running) task to another CPU (load balancing).

@@ -159,10 +159,27 @@ pub enum Op {
     /// sem_post: wake the longest waiter on the named counting semaphore
     /// (a futex wake), or, when none waits, add one to its count. The
     /// waker-to-wakee edge of a replayed trace.
-    SemPost(String),
+    SemPost(SemSpec),
     /// sem_wait: take one from the named semaphore's count, or sleep in
     /// futex wait until a `sem_post` hands one over.
-    SemWait(String),
+    SemWait(SemSpec),
+}
+
+/// A semaphore operation (one type for both, which keeps the page's
+/// first load small; `sync` is refused on a wait).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SemSpec {
+    pub sem: String,
+    /// A post's wakeup carries WF_SYNC (the waker will sleep soon), as a
+    /// pipe or socket write's does.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sync: bool,
+    /// Charge no atomic and no system call: the mechanism's cost is in the
+    /// tasks' own recorded run (a replayed trace). A wakeup's scheduler
+    /// work is still charged.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub free: bool,
 }
 
 /// A spin-then-block mutex acquisition; the defaults are MySQL's
@@ -336,8 +353,15 @@ pub enum Insn {
         all: bool,
     },
     Barrier(usize),
-    SemPost(usize),
-    SemWait(usize),
+    SemPost {
+        sem: u32,
+        sync: bool,
+        free: bool,
+    },
+    SemWait {
+        sem: u32,
+        free: bool,
+    },
 }
 
 /// A checked task, ready to start.
@@ -799,8 +823,18 @@ impl Workload {
                     let b = slot(&mut self.barriers, name, &fail)?;
                     code.push(Insn::Barrier(b));
                 }
-                Op::SemPost(name) => code.push(Insn::SemPost(slot(&mut self.sems, name, &fail)?)),
-                Op::SemWait(name) => code.push(Insn::SemWait(slot(&mut self.sems, name, &fail)?)),
+                Op::SemPost(x) | Op::SemWait(x) => {
+                    let sem = slot(&mut self.sems, &x.sem, &fail)? as u32;
+                    code.push(match op {
+                        Op::SemPost(_) => Insn::SemPost {
+                            sem,
+                            sync: x.sync,
+                            free: x.free,
+                        },
+                        _ if x.sync => return Err(fail("sync is for sem_post".into())),
+                        _ => Insn::SemWait { sem, free: x.free },
+                    });
+                }
                 Op::Fork(child) => {
                     self.fork_depth += 1;
                     let template = self.compile_task(child, &format!("{here}.fork"), ncpus);

@@ -1,0 +1,277 @@
+//! Scheduler traces recorded on this machine (tests/traces/README.md) as
+//! workloads: what the importer reads from them, that the recording's own
+//! figures add up, that a replay on the recording machine gives each task
+//! group the CPU time it had (it is the input), and that bad input is an
+//! error naming its line or a counted skip, never a panic.
+
+use flate2::read::GzDecoder;
+use rand_core::{RngCore, SeedableRng};
+use schedlab::engine::{Sim, SimConfig};
+use schedlab::policy::{Era, PolicySpec};
+use schedlab::recording::figures::Figures;
+use schedlab::recording::timeline::Step;
+use schedlab::recording::workload::Overheads;
+use schedlab::recording::{import, Import};
+use schedlab::topology::{preset, Topology};
+use schedlab::workload::program::Op;
+use std::io::{BufReader, Read};
+
+const FIXTURES: [&str; 4] = [
+    "pipe-pingpong",
+    "hackbench-pipes",
+    "hackbench-sockets",
+    "mixed",
+];
+
+fn fixture_text(name: &str) -> String {
+    let path = format!("{}/tests/traces/{name}.txt.gz", env!("CARGO_MANIFEST_DIR"));
+    let mut text = String::new();
+    GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+fn kvm() -> Topology {
+    Topology::from_spec(&preset("kvm-2vcpu").unwrap()).unwrap()
+}
+
+fn read(text: &str, o: Overheads) -> schedlab::error::Result<Import> {
+    import(BufReader::new(text.as_bytes()), o, &mut |_| {})
+}
+
+#[test]
+fn every_fixture_imports_and_its_cpu_time_and_idle_fill_both_cpus() {
+    for name in FIXTURES {
+        let imp = read(&fixture_text(name), Overheads::default()).unwrap();
+        let rec = &imp.recording;
+        assert!(rec.events > 1000 && rec.tasks.len() > 2, "{name}");
+        assert_eq!(rec.cpu_idle_ns.len(), 2, "{name}");
+        // Every CPU's time is some task's or idle, to the switches the
+        // trace did not show.
+        let busy: u64 = rec.tasks.iter().map(|t| t.figures.cpu_ns).sum();
+        let idle: u64 = rec.cpu_idle_ns.iter().sum();
+        let whole = 2 * rec.length_ns;
+        let off = (busy + idle) as f64 / whole as f64 - 1.0;
+        assert!(
+            off.abs() < 0.03,
+            "{name}: busy {busy} + idle {idle} against {whole}"
+        );
+        // The benchmark's own tasks are there, with their wakeups.
+        let f = Figures::of_recording(rec);
+        let top = &f.groups[0];
+        assert!(
+            ["sched-pipe", "hackbench"].contains(&top.name.as_str()),
+            "{name}: {}",
+            top.name
+        );
+        assert!(
+            top.wakeups > 100 && top.wakeup_latency.count > 100,
+            "{name}"
+        );
+        assert!(!imp.workload.tasks.is_empty());
+    }
+}
+
+#[test]
+fn a_replay_on_the_recording_machine_gives_each_group_its_recorded_cpu_time() {
+    let topo = kvm();
+    for name in FIXTURES {
+        let imp = read(&fixture_text(name), Overheads::of(&topo.costs)).unwrap();
+        let cfg =
+            SimConfig::new(topo.clone(), &PolicySpec::era(Era::V6_12), &imp.workload).unwrap();
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let again = Sim::new(&cfg).unwrap().run().unwrap();
+        assert_eq!(
+            out.events, again.events,
+            "{name}: a replay is deterministic"
+        );
+        let (rec, sim) = (Figures::of_recording(&imp.recording), Figures::of_run(&out));
+        let top = &rec.groups[0];
+        let replayed = sim.groups.iter().find(|g| g.name == top.name).unwrap();
+        let ratio = replayed.cpu_ns as f64 / top.cpu_ns as f64;
+        assert!(
+            (0.85..1.15).contains(&ratio),
+            "{name}: {} cpu {ratio:.3} of the recording",
+            top.name
+        );
+        // Every task ran to its end: nothing waits for a post that never comes.
+        assert!(out.tasks.iter().all(|t| t.exited_ns.is_some()), "{name}");
+    }
+}
+
+/// A ping-pong in perf's format, by hand: A wakes B and sleeps, B wakes A
+/// and is preempted by it (a sync wakeup on one CPU), A sleeps and B
+/// resumes: the resumption replays as woken by A (a handoff).
+#[test]
+fn a_hand_made_ping_pong_becomes_posts_and_waits() {
+    let trace = "\
+    A 10/10 [000] 1.000000000: sched:sched_waking: comm=B pid=11 prio=120 target_cpu=000
+    A 10/10 [000] 1.000002000: sched:sched_switch: prev_comm=A prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=B next_pid=11 next_prio=120
+    B 11/11 [000] 1.000005000: sched:sched_waking: comm=A pid=10 prio=120 target_cpu=000
+    B 11/11 [000] 1.000006000: sched:sched_switch: prev_comm=B prev_pid=11 prev_prio=120 prev_state=R ==> next_comm=A next_pid=10 next_prio=120
+    A 10/10 [000] 1.000010000: sched:sched_switch: prev_comm=A prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=B next_pid=11 next_prio=120
+    B 11/11 [000] 1.000013000: sched:sched_switch: prev_comm=B prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+";
+    let imp = read(trace, Overheads::default()).unwrap();
+    let rec = &imp.recording;
+    let (a, b) = (&rec.tasks[0], &rec.tasks[1]);
+    assert_eq!((a.comm.as_str(), b.comm.as_str()), ("A", "B"));
+    // A ran 2 us from the start, woke B, slept until B woke it, ran 4 us
+    // and handed the CPU back to B before sleeping again.
+    assert_eq!(
+        a.steps,
+        [
+            Step::Wake(1),
+            Step::Run {
+                ns: 2_000,
+                slices: 0
+            },
+            Step::Block,
+            Step::Run {
+                ns: 4_000,
+                slices: 1
+            },
+            Step::Wake(1),
+        ]
+    );
+    // B: asleep from the start until A's wakeup, ran 4 us, woke A, was
+    // preempted after 1 us more; resumed when A slept.
+    assert_eq!(
+        b.steps,
+        [
+            Step::Block,
+            Step::Run {
+                ns: 3_000,
+                slices: 1
+            },
+            Step::Wake(0),
+            Step::Run {
+                ns: 1_000,
+                slices: 0
+            },
+            Step::Block,
+            Step::Run {
+                ns: 3_000,
+                slices: 1
+            },
+        ]
+    );
+    assert_eq!(rec.skipped.handoffs, 1);
+    assert_eq!(a.figures.wakeup_latency.count, 1);
+    assert_eq!(a.figures.cpu_ns, 6_000);
+    // As a workload: B's semaphore posted by A, sync (A sleeps right after).
+    let ops = &imp.workload.tasks[0].program;
+    assert!(matches!(&ops[0], Op::SemPost(p) if p.sem == "wake.B-11" && p.sync && p.free));
+}
+
+#[test]
+fn lines_out_of_order_or_unreadable_are_errors_naming_the_line() {
+    let text = fixture_text("pipe-pingpong");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(100, 2000);
+    let e = read(&lines.join("\n"), Overheads::default())
+        .unwrap_err()
+        .to_string();
+    // Line 101 now holds line 2001, so line 102 comes before it.
+    assert!(e.contains("line 102") && e.contains("time order"), "{e}");
+    let e = read(
+        "x 1 [000] 1.0: sched:sched_switch: prev_comm=x prev_pid=1\n",
+        Overheads::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("line 1") && e.contains("prev_state"), "{e}");
+    let e = read("hello\nworld\n", Overheads::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no scheduler events in 2 lines"), "{e}");
+}
+
+#[test]
+fn a_per_cpu_kernel_thread_beyond_the_machine_is_refused_when_replayed() {
+    let trace = "kworker/5:1 40/40 [005] 1.0: sched:sched_switch: prev_comm=kworker/5:1 prev_pid=40 prev_prio=120 prev_state=S ==> next_comm=swapper/5 next_pid=0 next_prio=120\n\
+                 swapper 0/0 [005] 1.1: sched:sched_waking: comm=kworker/5:1 pid=40 prio=120 target_cpu=005\n";
+    let imp = read(trace, Overheads::default()).unwrap();
+    assert_eq!(imp.workload.tasks[0].affinity.as_deref(), Some("5"));
+    let e = schedlab::experiment::Experiment::from_trace(imp.workload, "t", "kvm-2vcpu")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("affinity") && e.contains('5'), "{e}");
+}
+
+/// Truncated, swapped, dropped and altered lines: an error or a counted
+/// skip, never a panic, and an imported workload always compiles.
+#[test]
+fn mangled_traces_never_panic() {
+    let text = fixture_text("mixed");
+    let lines: Vec<&str> = text.lines().take(4000).collect();
+    let mut rng = rand_pcg::Pcg32::seed_from_u64(7);
+    for round in 0..60 {
+        let mut mangled: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        for _ in 0..20 {
+            let i = rng.next_u32() as usize % mangled.len();
+            let l = &mut mangled[i];
+            match rng.next_u32() % 6 {
+                0 => {
+                    let cut = rng.next_u32() as usize % (l.len() + 1);
+                    let cut = (0..=cut)
+                        .rev()
+                        .find(|&c| l.is_char_boundary(c))
+                        .unwrap_or(0);
+                    l.truncate(cut)
+                }
+                1 => *l = l.replace("[001]", "[999]"),
+                2 => *l = l.replace(" next_pid=", " next_pod="),
+                3 => *l = l.replace("prev_state=S", "prev_state=?"),
+                4 => *l = String::new(),
+                _ => {
+                    // A switch-in without its switch-out: drop a switch.
+                    if l.contains("sched_switch") {
+                        *l = String::new();
+                    }
+                }
+            }
+        }
+        match read(&mangled.join("\n"), Overheads::default()) {
+            Ok(imp) => {
+                let n = imp.recording.cpu_idle_ns.len();
+                schedlab::workload::program::Workload::compile(&imp.workload, n.max(1000))
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+            Err(e) => assert!(e.to_string().contains("line "), "round {round}: {e}"),
+        }
+    }
+}
+
+/// docs/trace-replay.md shows each fixture's check table as this code
+/// makes it; `SCHEDLAB_BLESS=1` rewrites them.
+#[test]
+fn the_docs_check_tables_are_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/trace-replay.md");
+    let mut doc = std::fs::read_to_string(path).unwrap();
+    let topo = kvm();
+    let mut stale = Vec::new();
+    for name in FIXTURES {
+        let imp = read(&fixture_text(name), Overheads::of(&topo.costs)).unwrap();
+        let cfg =
+            SimConfig::new(topo.clone(), &PolicySpec::era(Era::V6_12), &imp.workload).unwrap();
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let table = schedlab::recording::figures::compare(
+            &Figures::of_recording(&imp.recording),
+            &Figures::of_run(&out),
+        );
+        let marker = format!("<!-- check {name} -->\n```text\n");
+        let start = doc.find(&marker).unwrap_or_else(|| panic!("no {marker:?}")) + marker.len();
+        let end = start + doc[start..].find("```").unwrap();
+        if doc[start..end] != table {
+            stale.push(name);
+            doc.replace_range(start..end, &table);
+        }
+    }
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        std::fs::write(path, doc).unwrap();
+    } else {
+        assert!(stale.is_empty(), "stale check tables in docs/trace-replay.md: {stale:?} (SCHEDLAB_BLESS=1 rewrites them)");
+    }
+}
