@@ -488,6 +488,13 @@ pub(crate) fn simulate(
     }
 }
 
+/// Runs one point to the engine's own report (the per-task figures
+/// `schedlab trace stats` tables for a simulated run).
+pub fn run_point_output(point: &Point) -> Result<crate::engine::RunOutput> {
+    let (sim, _) = simulate(point, &mut |_| true)?;
+    Ok(sim.finish())
+}
+
 /// Runs one point. `progress` is called between chunks of simulated time;
 /// returning false cancels the run (an error saying so).
 pub fn run_point(

@@ -275,3 +275,43 @@ fn the_docs_check_tables_are_current() {
         assert!(stale.is_empty(), "stale check tables in docs/trace-replay.md: {stale:?} (SCHEDLAB_BLESS=1 rewrites them)");
     }
 }
+
+/// What if: the same recording replayed on bigger machines. Without SMT
+/// (phoenix-2008's 16 cores) each group keeps its demand, within what the
+/// machine's own switch and wakeup costs add; with SMT (desktop-8c) tasks
+/// that share a core run slower, so they take more CPU time. With more
+/// CPUs to spread over, the run takes no longer.
+#[test]
+fn a_trace_replays_on_other_machines() {
+    let recorded_on = Overheads::of(&kvm().costs);
+    let imp = read(&fixture_text("hackbench-sockets"), recorded_on).unwrap();
+    let on = |machine: &str| {
+        let exp = schedlab::experiment::Experiment::from_trace(imp.workload.clone(), "t", machine)
+            .unwrap();
+        let point = &exp.points().unwrap()[0];
+        schedlab::experiment::run_point_output(point).unwrap()
+    };
+    let small = on("kvm-2vcpu");
+    let recorded = Figures::of_recording(&imp.recording).groups[0].cpu_ns as f64;
+    let cpu = |out: &schedlab::engine::RunOutput| Figures::of_run(out).groups[0].cpu_ns as f64;
+    let (cores, smt) = (on("phoenix-2008"), on("desktop-8c"));
+    assert!(
+        (0.8..1.25).contains(&(cpu(&cores) / recorded)),
+        "phoenix-2008: cpu {} of {recorded}",
+        cpu(&cores)
+    );
+    assert!(
+        cpu(&smt) > cpu(&cores),
+        "SMT sharing slows: {} against {}",
+        cpu(&smt),
+        cpu(&cores)
+    );
+    for big in [&cores, &smt] {
+        assert!(
+            big.end_ns <= small.end_ns,
+            "{} ns against {} on 2 CPUs",
+            big.end_ns,
+            small.end_ns
+        );
+    }
+}

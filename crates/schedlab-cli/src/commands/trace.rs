@@ -5,6 +5,7 @@ use crate::failure::Failure;
 use crate::machine_arg;
 use schedlab::engine::{Sim, SimConfig};
 use schedlab::error::{Concern, Error};
+use schedlab::experiment::Experiment;
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::recording::workload::Overheads;
 use schedlab::recording::{self, figures, figures::Figures, Import};
@@ -31,8 +32,10 @@ pub enum Trace {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// The recording's figures by task group: CPU time, wakeups, switches,
-    /// migrations, wakeup latency, preempted waiting, idle per CPU.
+    /// The figures by task group (CPU time, wakeups, switches, migrations,
+    /// wakeup latency, preempted waiting, idle per CPU) of a trace, or of a
+    /// simulated run: an experiment file or preset, each variant at its
+    /// first sweep value, so that a recording and a run read alike.
     Stats { file: PathBuf },
     /// Replay a trace on the machine it was recorded on (a preset, a
     /// machine JSON from `schedlab calibrate`, or lscpu -p output) and print
@@ -51,9 +54,11 @@ pub enum Trace {
 fn read(file: &Path, recorded_on: Overheads) -> Result<Import, Failure> {
     let shown = file.display().to_string();
     let f = std::fs::File::open(file).map_err(|e| format!("{shown}: {e}"))?;
+    let mut shown_progress = false;
     let mut progress = |bytes: u64| {
         if bytes >= 64 << 20 {
             eprint!("\rschedlab: read {} MB", bytes >> 20);
+            shown_progress = true;
         }
     };
     let import = if shown.ends_with(".gz") {
@@ -62,7 +67,37 @@ fn read(file: &Path, recorded_on: Overheads) -> Result<Import, Failure> {
     } else {
         recording::import(BufReader::new(f), recorded_on, &mut progress)
     };
+    if shown_progress {
+        eprintln!();
+    }
     import.map_err(|e: Error| Failure::from(e.about(Concern::Import)).context(&shown))
+}
+
+/// The experiment `file` names, if it is a preset or an experiment JSON
+/// file (anything else is read as a trace).
+fn experiment_at(file: &Path) -> Result<Option<Experiment>, Failure> {
+    let shown = file.display().to_string();
+    if !file.exists() {
+        return Ok(schedlab::presets::get(&shown).ok());
+    }
+    if !shown.ends_with(".json") {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{shown}: {e}"))?;
+    let exp = Experiment::from_json(&text).map_err(|e| Failure::from(e).context(&shown))?;
+    Ok(Some(exp))
+}
+
+/// Each variant's figures at the first point of its sweep.
+fn simulated_stats(exp: &Experiment) -> Result<String, Failure> {
+    let mut out = String::new();
+    for point in exp.points()?.iter().filter(|p| p.x == 0 && p.repeat == 0) {
+        let run = schedlab::experiment::run_point_output(point)?;
+        let label = &exp.variants[point.variant].label;
+        out += &format!("{} ({label}, simulated)\n", exp.name);
+        out += &Figures::of_run(&run).table();
+    }
+    Ok(out)
 }
 
 pub fn command(trace: Trace) -> Result<String, Failure> {
@@ -108,10 +143,13 @@ pub fn command(trace: Trace) -> Result<String, Failure> {
                 None => Ok(json),
             }
         }
-        Trace::Stats { file } => {
-            let import = read(&file, Overheads::default())?;
-            Ok(Figures::of_recording(&import.recording).table())
-        }
+        Trace::Stats { file } => match experiment_at(&file)? {
+            Some(exp) => simulated_stats(&exp),
+            None => {
+                let import = read(&file, Overheads::default())?;
+                Ok(Figures::of_recording(&import.recording).table())
+            }
+        },
         Trace::Check { file, machine, era } => {
             let topology = machine_arg::load(&machine)?;
             let import = read(&file, Overheads::of(&topology.costs))?;

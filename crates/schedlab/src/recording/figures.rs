@@ -19,7 +19,8 @@ pub struct Group {
     pub migrations: u64,
     /// Wakeup to running.
     pub wakeup_latency: LatencyHist,
-    pub preempted_wait_ns: u64,
+    /// Time runnable after a preemption (a recording's only: None for a run).
+    pub preempted_wait_ns: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -82,7 +83,7 @@ impl Figures {
             g.switches += f.voluntary_switches + f.preemptions;
             g.migrations += f.migrations;
             g.wakeup_latency.merge(&f.wakeup_latency);
-            g.preempted_wait_ns += f.preempted_wait_ns;
+            *g.preempted_wait_ns.get_or_insert(0) += f.preempted_wait_ns;
         }
         Figures {
             groups: sorted(groups),
@@ -92,7 +93,7 @@ impl Figures {
     }
 
     /// A simulated run's figures, its tasks grouped as a replay names
-    /// them. Its preempted waiting is not measured (shown as 0).
+    /// them. Its preempted waiting is not measured (shown as `-`).
     pub fn of_run(out: &RunOutput) -> Figures {
         let mut groups: Vec<Group> = Vec::new();
         for t in &out.tasks {
@@ -145,7 +146,7 @@ impl Figures {
                 us(l.percentile_ns(500)),
                 us(l.percentile_ns(990)),
                 us(l.max_ns),
-                ms(g.preempted_wait_ns)
+                g.preempted_wait_ns.map_or("-".into(), ms)
             );
         }
         let idle: Vec<String> = self.cpu_idle_ns.iter().map(|&n| ms(n)).collect();
