@@ -129,6 +129,20 @@ pub enum GroupCompare {
     Classified,
 }
 
+/// Which tasks detach_tasks passes over as too big for what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetachSkip {
+    /// balance_tasks (v2.6.28) and detach_tasks (v4.15): a task whose half
+    /// load exceeds what is left to move.
+    HalfLoad,
+    /// detach_tasks (v6.5): a task whose load, shifted right by the
+    /// domain's nr_balance_failed (shr_bound), exceeds what is left; a
+    /// task whose utilisation does, for a util imbalance.
+    RelaxedLoad,
+    /// detach_tasks (v6.12; util relaxed the same way since v6.8).
+    RelaxedLoadAndUtil,
+}
+
 /// What the balancer weighs a run queue and a task by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BalanceLoad {
@@ -340,6 +354,8 @@ pub struct EraRules {
     pub idle_sibling: IdleSibling,
     pub group_compare: GroupCompare,
     pub balance_load: BalanceLoad,
+    /// Which tasks detach_tasks passes over as too big for the imbalance.
+    pub detach_skip: DetachSkip,
     /// The cpu_load[] history and the domains' *_idx parameters exist
     /// (removed in 5.0).
     pub load_indexes: bool,
@@ -443,6 +459,7 @@ const V2_6_27: EraRules = EraRules {
     idle_sibling: IdleSibling::V4_15,
     group_compare: GroupCompare::ByLoad,
     balance_load: BalanceLoad::Weight,
+    detach_skip: DetachSkip::HalfLoad,
     load_indexes: true,
     sd_busy_factor: 0,
     sd_imbalance_pct: 0,
@@ -496,6 +513,7 @@ const V4_15: EraRules = EraRules {
     idle_sibling: IdleSibling::V4_15,
     group_compare: GroupCompare::TypedByLoad,
     balance_load: BalanceLoad::RunnablePelt,
+    detach_skip: DetachSkip::HalfLoad,
     load_indexes: true,
     sd_busy_factor: 32,
     sd_imbalance_pct: 125,
@@ -536,6 +554,7 @@ const V6_5: EraRules = EraRules {
     idle_sibling: IdleSibling::V6_5,
     group_compare: GroupCompare::Classified,
     balance_load: BalanceLoad::Pelt,
+    detach_skip: DetachSkip::RelaxedLoad,
     active_balance: ActiveBalance::TaskMigrationOnly,
     load_indexes: false,
     sd_busy_factor: 16,
@@ -564,6 +583,7 @@ const V6_12: EraRules = EraRules {
     balance_from_idle_core: true,
     smt_balance: true,
     util_est: UtilEstRule::Ewma,
+    detach_skip: DetachSkip::RelaxedLoadAndUtil,
     ..V6_5
 };
 
@@ -630,7 +650,8 @@ mod tests {
         // same; EEVDF replaced the pick, DIE became PKG, task_hot's buddy
         // is the next one only, should_we_balance prefers an idle core, and
         // find_busiest_group has group_smt_balance and sibling_imbalance;
-        // util_est keeps its average alone (6.7).
+        // util_est keeps its average alone (6.7); detach_tasks relaxes the
+        // util check by balance failures as it does load's (6.8).
         let v612 = Era::V6_12.rules().clone();
         assert_eq!(
             &EraRules {
@@ -640,6 +661,7 @@ mod tests {
                 balance_from_idle_core: false,
                 smt_balance: false,
                 util_est: UtilEstRule::LastAndEwma,
+                detach_skip: DetachSkip::RelaxedLoad,
                 ..v612
             },
             Era::V6_5.rules()

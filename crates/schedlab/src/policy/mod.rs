@@ -12,7 +12,7 @@ mod flags;
 mod tunables;
 
 pub use era::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, EraRules, Generation,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, DetachSkip, Era, EraRules, Generation,
     GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, PipeWriterWake,
     TickStop, UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie,
 };

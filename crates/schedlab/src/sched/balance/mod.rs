@@ -17,7 +17,8 @@ mod v6;
 pub use crate::counters::IdleType;
 use crate::counters::{Cause, Counter, LbOutcome, Level, Reason};
 use crate::policy::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, Era, GroupCompare, NewidleGate, SdFlag,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, DetachSkip, Era, GroupCompare,
+    NewidleGate, SdFlag,
 };
 use crate::sched::env::{ran_recently, LbWork, SchedEnv};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
@@ -321,7 +322,7 @@ fn load_balance(
     let hot_ok = (smt && env.policy().era.rules().smt_never_hot) || failed > cache_nice_tries;
     let kind = imb.kind;
     let (moved, pinned_short) =
-        detach_and_attach(env, busiest, this, imb, idle, hot_ok, name, work);
+        detach_and_attach(env, busiest, this, imb, idle, (hot_ok, failed), name, work);
     // Affinity kept the balance short: the parent's local group (this
     // domain's span) is marked imbalanced.
     if pinned_short && env.policy().era.rules().affinity_group_imbalance && level + 1 < levels {
@@ -480,11 +481,12 @@ fn find_busiest_queue(
 }
 
 /// detach_tasks + attach_tasks: queued tasks of `busiest` that may move
-/// (affinity, not running, not cache-hot unless allowed), in the era's
-/// list order, until the imbalance is met; at most nr_migrate looked at;
-/// one for new-idle where the era says so. Returns the tasks moved and
-/// whether affinity refused a task while imbalance is left
-/// (LBF_SOME_PINNED with env->imbalance > 0).
+/// (affinity, not running, not cache-hot unless `hot_ok`, not too big for
+/// what is left as the era judges it, after `failed` balance failures),
+/// in the era's list order, until the imbalance is met; at most
+/// nr_migrate looked at; one for new-idle where the era says so. Returns
+/// the tasks moved and whether affinity refused a task while imbalance is
+/// left (LBF_SOME_PINNED with env->imbalance > 0).
 #[allow(clippy::too_many_arguments)]
 fn detach_and_attach(
     env: &mut impl SchedEnv,
@@ -492,7 +494,7 @@ fn detach_and_attach(
     this: usize,
     imb: Imbalance,
     idle: IdleType,
-    hot_ok: bool,
+    (hot_ok, failed): (bool, u32),
     level: &'static str,
     work: &mut LbWork,
 ) -> (usize, bool) {
@@ -537,9 +539,13 @@ fn detach_and_attach(
             Migrate::Util => task_util_est(env, t),
             Migrate::Task => 1,
         };
-        // Skip a task whose half load exceeds what is left to move
-        // (balance_tasks v2.6.28, detach_tasks v4.15).
-        if balance_load != BalanceLoad::Pelt && (load / 2) as i64 > left {
+        if too_big(
+            env.policy().era.rules().detach_skip,
+            imb.kind,
+            load,
+            failed,
+            left,
+        ) {
             skip(env, t);
             continue;
         }
@@ -556,6 +562,21 @@ fn detach_and_attach(
         }
     }
     (moved, some_pinned && left > 0)
+}
+
+/// Whether detach_tasks passes over a task of `load` (its weight, PELT
+/// load or utilisation, by the imbalance's kind) with `left` to move:
+/// half its load too much (balance_tasks v2.6.28, detach_tasks v4.15), or
+/// its load shifted right by the balance failures so far (shr_bound in
+/// detach_tasks v6.5; util too in v6.12, where v6.5 compares it whole).
+fn too_big(rule: DetachSkip, kind: Migrate, load: u64, failed: u32, left: i64) -> bool {
+    let relaxed = (load >> failed.min(63)) as i64 > left;
+    match (rule, kind) {
+        (_, Migrate::Task) => false,
+        (DetachSkip::HalfLoad, _) => (load / 2) as i64 > left,
+        (_, Migrate::Load) | (DetachSkip::RelaxedLoadAndUtil, Migrate::Util) => relaxed,
+        (DetachSkip::RelaxedLoad, Migrate::Util) => load as i64 > left,
+    }
 }
 
 /// The tasks of `busiest`'s list (the running one included) in the order

@@ -241,7 +241,17 @@ fn balance_tasks_2_6_28_detaches_the_newest_enqueued_first() {
             kind: Migrate::Load,
         };
         let mut work = LbWork::default();
-        let moved = detach_and_attach(&mut env, 0, 1, imb, IdleType::Idle, true, "MC", &mut work).0;
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            1,
+            imb,
+            IdleType::Idle,
+            (true, 0),
+            "MC",
+            &mut work,
+        )
+        .0;
         let tasks: Vec<usize> = env.migrated.iter().map(|m| m.0).collect();
         assert_eq!(
             (moved, tasks, work.examined),
@@ -284,7 +294,7 @@ fn detach_tasks_4_15_takes_the_least_recently_picked_first() {
         1,
         imb(1024),
         IdleType::Idle,
-        true,
+        (true, 0),
         "MC",
         &mut work,
     );
@@ -302,7 +312,7 @@ fn detach_tasks_4_15_takes_the_least_recently_picked_first() {
         2,
         imb(2048),
         IdleType::Idle,
-        true,
+        (true, 0),
         "MC",
         &mut work,
     );
@@ -549,5 +559,57 @@ fn cache_hot_buddy_by_era() {
             hot,
             "{era}, destination busy: {dst_busy}"
         );
+    }
+}
+
+/// detach_tasks' size check by era: balance_tasks (v2.6.28) and
+/// detach_tasks (v4.15) pass over a task whose half load exceeds what is
+/// left; detach_tasks v6.5 a task whose load >> nr_balance_failed does
+/// (shr_bound, capped at 63), and whose util does, whole, for a util
+/// imbalance; v6.12 shifts util too (since v6.8).
+#[test]
+fn detach_tasks_too_big_by_era() {
+    use DetachSkip::*;
+    // Half the load against what is left.
+    assert!(too_big(HalfLoad, Migrate::Load, 1024, 5, 511));
+    assert!(!too_big(HalfLoad, Migrate::Load, 1024, 0, 512));
+    // Load relaxed by failures: 1024 is too big for 600 until one failure.
+    assert!(too_big(RelaxedLoad, Migrate::Load, 1024, 0, 600));
+    assert!(!too_big(RelaxedLoad, Migrate::Load, 1024, 1, 600));
+    assert!(!too_big(RelaxedLoad, Migrate::Load, u64::MAX / 2, 200, 1));
+    // Util: whole in v6.5, relaxed in v6.12.
+    assert!(too_big(RelaxedLoad, Migrate::Util, 700, 3, 600));
+    assert!(!too_big(RelaxedLoadAndUtil, Migrate::Util, 700, 1, 600));
+    assert!(too_big(RelaxedLoadAndUtil, Migrate::Util, 700, 0, 600));
+    // A task count never is.
+    assert!(!too_big(RelaxedLoad, Migrate::Task, 1, 0, 0));
+}
+
+/// detach_tasks (v6.12): with 600 of load left to move and hogs of load
+/// 1024 queued, the first balance moves none (1024 > 600); after one
+/// failure (1024 >> 1 = 512) it moves one.
+#[test]
+fn detach_tasks_6_12_moves_a_big_task_only_after_a_failure() {
+    for (failed, want) in [(0, 0), (1, 1)] {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_12);
+        env.hogs(&[0], 3);
+        let imb = Imbalance {
+            group: 0,
+            amount: 600,
+            kind: Migrate::Load,
+        };
+        let mut work = LbWork::default();
+        let moved = detach_and_attach(
+            &mut env,
+            0,
+            2,
+            imb,
+            IdleType::Idle,
+            (true, failed),
+            "MC",
+            &mut work,
+        )
+        .0;
+        assert_eq!(moved, want, "after {failed} failures");
     }
 }
