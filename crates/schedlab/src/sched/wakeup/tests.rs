@@ -468,3 +468,27 @@ fn select_idle_cpu_6_5_sis_prop_ages_wake_avg_idle() {
     let (found, w, stamped, cost, _) = run(8);
     assert_eq!((found, w, stamped, cost), (None, 156, true, 1_000));
 }
+
+/// select_idle_sibling (v6.5 and v6.12 kernel/sched/fair.c, since 5.15):
+/// p->recent_used_cpu becomes prev where the recent CPU is checked, after
+/// the target-idle and prev-idle returns; a wakeup placed by those leaves
+/// it as it was.
+#[test]
+fn select_idle_sibling_6_5_keeps_recent_used_cpu_on_an_early_return() {
+    for (busy, placed, recent_after) in [
+        (vec![], (3, Sis::TargetIdle), 6),
+        (vec![3], (5, Sis::PrevIdle), 6),
+        (vec![3, 5], (6, Sis::Recent), 5),
+    ] {
+        let mut env = TestEnv::era("desktop-8c", Era::V6_5);
+        for &c in &busy {
+            env.task(c, 1024, 100);
+        }
+        let p = env.sleeper(5);
+        env.tasks[p].recent_used_cpu = 6;
+        let mut pl = Placement::new(5, Reason::Prev);
+        let got = v4_15::select_idle_sibling_6_5(&mut env, &mut pl, p, 5, 3, 3);
+        assert_eq!(got, Some(placed));
+        assert_eq!(env.tasks[p].recent_used_cpu, recent_after, "{placed:?}");
+    }
+}

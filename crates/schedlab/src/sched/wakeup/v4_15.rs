@@ -363,7 +363,8 @@ pub(super) fn select_idle_sibling_4_15(
 /// core is idle, then select_idle_cpu starting after target: SIS_UTIL's
 /// budget (an empty one skips the scan), then idle cores (falling back to
 /// the first idle thread seen), or single CPUs within the SIS_UTIL /
-/// SIS_PROP budget.
+/// SIS_PROP budget. recent_used_cpu becomes prev only on the way past the
+/// target and prev steps (since 5.15; an early return leaves it).
 pub(super) fn select_idle_sibling_6_5(
     env: &mut impl SchedEnv,
     placed: &mut Placement,
@@ -373,7 +374,6 @@ pub(super) fn select_idle_sibling_6_5(
     this: usize,
 ) -> Option<(usize, Sis)> {
     if let Some(hit) = sis_quick(env, prev, target) {
-        env.task_mut(p).recent_used_cpu = prev;
         return Some(hit);
     }
     let recent = std::mem::replace(&mut env.task_mut(p).recent_used_cpu, prev);
