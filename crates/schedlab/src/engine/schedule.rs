@@ -8,6 +8,7 @@ use super::task::{Pending, TaskState};
 use super::{Event, Sim};
 use crate::cost::WORK_SCALE;
 use crate::counters::Counter;
+use crate::policy::Picker;
 
 impl Sim {
     /// Continues the current task unless a reschedule is due.
@@ -70,7 +71,11 @@ impl Sim {
     #[inline]
     pub(super) fn switch_to(&mut self, cpu: usize, prev: Option<usize>, n: usize, kernel_ns: u64) {
         self.touch_task(n);
-        self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
+        if prev == Some(n) && self.policy.era.rules().picker == Picker::Eevdf {
+            self.cpus[cpu].rq.repick_curr(n, &self.ents);
+        } else {
+            self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
+        }
         self.tasks[n].state = TaskState::Running(cpu);
         self.cpus[cpu].state = CpuState::Running;
         self.note_idle(cpu);

@@ -354,6 +354,17 @@ impl CfsRq {
         self.tree_insert(id, &ents[id]);
     }
 
+    /// The task just put back picked again, under EEVDF (v6.12): in
+    /// pick_next_task_fair, put_prev_set_next_task does nothing when next
+    /// is prev, so set_next_entity does not run: its stash of the deadline
+    /// (RUN_TO_PARITY's protection) is not renewed, the clock, the list
+    /// order and the buddies stay as they were.
+    pub fn repick_curr(&mut self, id: TaskId, ents: &[Entity]) {
+        self.tree_remove(id, &ents[id]);
+        self.curr = Some(id);
+        self.resched = false;
+    }
+
     /// Makes a queued task the running one.
     pub fn set_curr(&mut self, id: TaskId, ents: &mut [Entity], now_ns: u64) {
         self.tree_remove(id, &ents[id]);

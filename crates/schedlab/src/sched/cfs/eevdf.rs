@@ -543,6 +543,35 @@ mod tests {
         assert_eq!(e2[0].vlag, 3000);
     }
 
+    /// pick_next_task_fair (v6.12): the running task picked again keeps
+    /// the protection of its first pick, which ends when its deadline
+    /// moves on; set_next_entity does not run for a re-pick, so the new
+    /// deadline is not stashed (before, a re-pick renewed it).
+    #[test]
+    fn a_repick_does_not_renew_run_to_parity() {
+        let p = policy("");
+        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
+        let mut q = rq();
+        q.place(0, &mut e, false, &p);
+        q.enqueue(0, &mut e);
+        q.set_curr(0, &mut e, 0);
+        q.place(1, &mut e, false, &p);
+        q.enqueue(1, &mut e);
+        assert!(q.protected(0, &e));
+        // A runs out its 3 ms request: a new deadline, the protection gone.
+        q.update_curr(&mut e, 3_000_000, &p);
+        assert!(!q.protected(0, &e));
+        q.put_prev(0, &e);
+        q.repick_curr(0, &e);
+        assert!(
+            !q.protected(0, &e),
+            "a re-pick does not stash the new deadline"
+        );
+        q.put_prev(0, &e);
+        q.set_curr(0, &mut e, 3_000_000);
+        assert!(q.protected(0, &e), "a pick does");
+    }
+
     #[test]
     fn a_woken_task_with_a_shorter_slice_ends_run_to_parity() {
         // Curr A placed on an empty queue: V = 0, slice 3 ms, deadline 3 ms,
