@@ -338,3 +338,33 @@ fn cpu_shares_add_up_and_show_net_rx_only_for_network_channels() {
         assert_eq!(c.net_rx_softirq > 0.0, net, "{kind}: {c:?}");
     }
 }
+
+/// eevdf-rtapp-desktop's tail under 6.12 (pick_eevdf, update_curr's
+/// deadline check at the tick, v6.12): a nice-0 wakee with no lag and the
+/// running task's request waits for that request to end, seen at the next
+/// tick, so the tail follows the tick period (hz); RUN_TO_PARITY is not
+/// its cause.
+#[test]
+fn the_eevdf_tail_follows_the_tick_not_run_to_parity() {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&presets::get("eevdf-rtapp-desktop").unwrap().to_json()).unwrap();
+    v["variants"] = serde_json::json!([
+        {"label": "hz250"},
+        {"label": "no-RTP", "policy": {"features": {"RUN_TO_PARITY": false}}},
+        {"label": "hz1000", "policy": {"tunables": {"hz": 1000}}},
+        {"label": "hz100", "policy": {"tunables": {"hz": 100}}}
+    ]);
+    v["repeats"] = serde_json::json!(3);
+    let r = run(&Experiment::from_json(&v.to_string()).unwrap());
+    let p99 = |label| value(&r, 0, label);
+    assert!(
+        p99("hz1000") < p99("hz250") && p99("hz250") < p99("hz100"),
+        "{:?}",
+        r.rows[0].values
+    );
+    let rtp_off = p99("no-RTP") / p99("hz250");
+    assert!(
+        (0.8..1.2).contains(&rtp_off),
+        "RUN_TO_PARITY off moves p99 by {rtp_off:.2}x"
+    );
+}
