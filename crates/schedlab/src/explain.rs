@@ -225,6 +225,18 @@ fn compare(a: &Facts, b: &Facts) -> String {
     let scan_gap = (a.scan_skipped_pct - b.scan_skipped_pct)
         .abs()
         .max((a.scan_found_pct - b.scan_found_pct).abs());
+    if scan_gap >= 3.0 && a.scan_skipped_pct.max(b.scan_skipped_pct) < 0.5 {
+        // Neither skipped a scan: only what the scans found differs.
+        let (hi, lo) = if a.scan_found_pct > b.scan_found_pct {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        return format!(
+            "{} found an idle CPU by scanning its LLC (select_idle_sibling) for {:.0}% of wakeups, {} for {:.0}%.",
+            hi.label, hi.scan_found_pct, lo.label, lo.scan_found_pct
+        );
+    }
     if scan_gap >= 3.0 {
         let (hi, lo) = if a.scan_skipped_pct > b.scan_skipped_pct {
             (a, b)
@@ -384,6 +396,12 @@ mod tests {
         assert_eq!(
             s,
             "B skipped select_idle_sibling's scan of a busy LLC for 12% of wakeups and found an idle CPU by scanning for 9%; A skipped it for 0% and found one for 10%."
+        );
+        // Neither skips: only the scans' finds are told.
+        let s = explain(&counters(&scan(0, 130), &scan(0, 90)));
+        assert_eq!(
+            s,
+            "A found an idle CPU by scanning its LLC (select_idle_sibling) for 13% of wakeups, B for 9%."
         );
         let mut moves = wake.to_vec();
         moves.push(("migrations.balance.MC", 300));
