@@ -362,33 +362,12 @@ impl Experiment {
     /// current era's defaults (6.12), and the rt-app keys it accepted and ignored.
     pub fn from_rtapp(text: &str, name: &str, machine: &str) -> Result<(Experiment, Vec<String>)> {
         let import = crate::workload::rtapp::import(text)?;
-        topology::preset(machine)?;
-        let exp = Experiment {
-            version: VERSION,
-            name: name.to_string(),
-            description: "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.".into(),
-            source: String::new(),
-            machine: MachineRef::Preset(machine.to_string()),
-            policy: PolicySpec::era(crate::policy::Era::CURRENT),
-            variants: vec![Variant {
-                label: crate::policy::Era::CURRENT.name().into(),
-                policy: PolicyChanges::default(),
-                workload: BTreeMap::new(),
-            }],
-            workload: Benchmark::Custom(import.workload),
-            sweep: None,
-            timeline: Vec::new(),
-            seed: default_seed(),
-            repeats: default_repeats(),
-            sum_row: false,
-        };
-        // What the file asks for that the model refuses is the file's fault.
-        exp.validate().map_err(|e| e.about(Concern::Import))?;
+        let description =
+            "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.";
+        let exp = Experiment::imported(name, description, machine, import.workload)?;
         Ok((exp, import.ignored))
     }
-}
 
-impl Experiment {
     /// An imported scheduler trace's workload as an experiment on
     /// `machine` under the current era; run until every task is done.
     pub fn from_trace(
@@ -396,31 +375,45 @@ impl Experiment {
         name: &str,
         machine: &str,
     ) -> Result<Experiment> {
+        let description = "Replayed from a scheduler trace: each task runs what it ran in the recording and wakes whom it woke; the policy places.";
+        let custom = crate::workload::bench::Custom {
+            duration_ms: None,
+            warmup_ms: 0,
+            metric: Default::default(),
+            mark: None,
+            channels: workload.channels,
+            tasks: workload.tasks,
+        };
+        Experiment::imported(name, description, machine, custom)
+    }
+
+    /// An imported workload on `machine` (a preset name), one variant of
+    /// the current era; what the model refuses of it is the import's fault.
+    fn imported(
+        name: &str,
+        description: &str,
+        machine: &str,
+        workload: crate::workload::bench::Custom,
+    ) -> Result<Experiment> {
         topology::preset(machine)?;
+        let era = crate::policy::Era::CURRENT;
         let exp = Experiment {
             version: VERSION,
             name: name.to_string(),
-            description: "Replayed from a scheduler trace: each task runs what it ran in the recording and wakes whom it woke; the policy places.".into(),
+            description: description.into(),
             source: String::new(),
             machine: MachineRef::Preset(machine.to_string()),
-            policy: PolicySpec::era(crate::policy::Era::CURRENT),
+            policy: PolicySpec::era(era),
             variants: vec![Variant {
-                label: crate::policy::Era::CURRENT.name().into(),
+                label: era.name().into(),
                 policy: PolicyChanges::default(),
                 workload: BTreeMap::new(),
             }],
-            workload: Benchmark::Custom(crate::workload::bench::Custom {
-                duration_ms: None,
-                warmup_ms: 0,
-                metric: Default::default(),
-                mark: None,
-                channels: workload.channels,
-                tasks: workload.tasks,
-            }),
+            workload: Benchmark::Custom(workload),
             sweep: None,
             timeline: Vec::new(),
             seed: default_seed(),
-            repeats: 1,
+            repeats: default_repeats(),
             sum_row: false,
         };
         exp.validate().map_err(|e| e.about(Concern::Import))?;

@@ -182,6 +182,13 @@ fn lines_out_of_order_or_unreadable_are_errors_naming_the_line() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("line 1") && e.contains("prev_state"), "{e}");
+    let e = read(
+        "x 1 [99999999999] 1.0: sched:sched_waking: comm=y pid=2 prio=120\n",
+        Overheads::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("line 1") && e.contains("CPU 99999999999"), "{e}");
     let e = read("hello\nworld\n", Overheads::default())
         .unwrap_err()
         .to_string();

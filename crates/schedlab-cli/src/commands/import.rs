@@ -39,6 +39,14 @@ pub fn command(from: From) -> Result<String, Failure> {
             ignored.join(", ")
         );
     }
+    experiment_out(&exp, output)
+}
+
+/// An imported experiment's JSON, written to `output` or returned to print.
+pub fn experiment_out(
+    exp: &schedlab::experiment::Experiment,
+    output: Option<PathBuf>,
+) -> Result<String, Failure> {
     let json = exp.to_json() + "\n";
     match output {
         Some(path) => {

@@ -134,14 +134,7 @@ pub fn command(trace: Trace) -> Result<String, Failure> {
             let exp =
                 schedlab::experiment::Experiment::from_trace(import.workload, &name, &machine)
                     .map_err(|e| Failure::from(e).context(file.display().to_string()))?;
-            let json = exp.to_json() + "\n";
-            match output {
-                Some(path) => {
-                    std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
-                    Ok(String::new())
-                }
-                None => Ok(json),
-            }
+            super::import::experiment_out(&exp, output)
         }
         Trace::Stats { file } => match experiment_at(&file)? {
             Some(exp) => simulated_stats(&exp),

@@ -173,6 +173,13 @@ impl Timeline {
                 secs(self.last_ns)
             ));
         }
+        if line.cpu >= crate::limits::CPUS.max as usize {
+            return Err(format!(
+                "CPU {} is beyond the {} CPUs a machine may have",
+                line.cpu,
+                crate::limits::CPUS.max
+            ));
+        }
         let t0 = *self.start_ns.get_or_insert(t);
         self.last_ns = t;
         self.events += 1;
@@ -194,16 +201,16 @@ impl Timeline {
             Event::Switch { prev, left, next } => self.switch(cpu, t, prev, *left, next),
             Event::Wake { task, waking } => self.wake(&line.context, cpu, t, task, *waking),
             Event::WakeNew { task } => {
-                let c = self.task(task, t);
+                let c = self.task(task);
                 self.tasks[c].state = State::Runnable {
                     since: t,
                     woken: Some(t),
                 };
             }
             Event::Fork { parent, child } => {
-                let p = self.task(parent, t);
+                let p = self.task(parent);
                 self.cut(p, cpu, t);
-                let c = self.new_task(child, t);
+                let c = self.new_task(child);
                 self.tasks[c].forked_by = Some(p);
                 self.tasks[c].state = State::Runnable {
                     since: t,
@@ -212,7 +219,7 @@ impl Timeline {
                 self.tasks[p].steps.push(Step::Fork(c));
             }
             Event::Migrate { task, .. } => {
-                let m = self.task(task, t);
+                let m = self.task(task);
                 self.tasks[m].figures.migrations += 1;
             }
             // The last switch-out (X or Z) ends the task.
@@ -229,7 +236,7 @@ impl Timeline {
     }
 
     /// The live task with this id, made on first sight.
-    fn task(&mut self, n: &Named, t: u64) -> usize {
+    fn task(&mut self, n: &Named) -> usize {
         match self.live.get(&n.tid) {
             Some(&i) => {
                 let task = &mut self.tasks[i];
@@ -242,11 +249,11 @@ impl Timeline {
                 }
                 i
             }
-            None => self.new_task(n, t),
+            None => self.new_task(n),
         }
     }
 
-    fn new_task(&mut self, n: &Named, _t: u64) -> usize {
+    fn new_task(&mut self, n: &Named) -> usize {
         let seen = self.incarnations.entry(n.tid).or_insert(0);
         let incarnation = *seen;
         *seen += 1;
@@ -293,13 +300,13 @@ impl Timeline {
 
     fn switch(&mut self, cpu: usize, t: u64, prev: &Named, left: Left, next: &Named) {
         let c = self.cpus[cpu];
-        let n = (next.tid != 0).then(|| self.task(next, t));
+        let n = (next.tid != 0).then(|| self.task(next));
         if prev.tid == 0 {
             if c.idle || c.current.is_none() {
                 self.cpus[cpu].idle_ns += t - c.since;
             }
         } else {
-            let p = self.task(prev, t);
+            let p = self.task(prev);
             let since = match self.tasks[p].state {
                 State::Running { since } => Some(since),
                 // Running, unseen, since the CPU's last switch (or the start).
@@ -399,7 +406,7 @@ impl Timeline {
             tid: ctx.tid,
             prio: None,
         };
-        let k = self.task(&named, self.last_ns);
+        let k = self.task(&named);
         let c = self.cpus[cpu];
         match c.current {
             Some(cur) if cur == k => return,
@@ -453,7 +460,7 @@ impl Timeline {
     }
 
     fn wake(&mut self, ctx: &Context, cpu: usize, t: u64, wakee: &Named, waking: bool) {
-        let w = self.task(wakee, t);
+        let w = self.task(wakee);
         let t0 = self.start_ns.unwrap_or(t);
         let (since, step) = match self.tasks[w].state {
             State::Sleeping { since, step } => (since, step),
@@ -475,7 +482,7 @@ impl Timeline {
                 tid: ctx.tid,
                 prio: None,
             };
-            self.task(&named, t)
+            self.task(&named)
         });
         self.tasks[w].woken_by = None;
         match waker {
