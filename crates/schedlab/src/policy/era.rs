@@ -399,6 +399,9 @@ pub struct EraRules {
     /// check_preempt_tick(): a task past min_granularity is also preempted
     /// when the leftmost is more than a slice behind (2.6.3x+).
     pub tick_preempts_by_vruntime: bool,
+    /// sched_slice floors a task's slice at sched_min_granularity
+    /// (BASE_SLICE, on by default; 4.15 has none).
+    pub slice_floor: bool,
     pub wakeup_buddies: WakeupBuddies,
     /// ttwu_queue_cond(): a wakeup is also queued to an idle CPU in the
     /// waker's LLC (v6.5), not only across LLCs.
@@ -474,6 +477,7 @@ const V2_6_27: EraRules = EraRules {
     idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
+    slice_floor: false,
     wakeup_buddies: WakeupBuddies::Always,
     ttwu_queue_to_idle: false,
     tcp_prequeue: true,
@@ -528,6 +532,7 @@ const V4_15: EraRules = EraRules {
     idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
+    slice_floor: false,
     wakeup_buddies: WakeupBuddies::ByFeature,
     ttwu_queue_to_idle: false,
     tcp_prequeue: false,
@@ -554,6 +559,7 @@ const V6_5: EraRules = EraRules {
     idle_sibling: IdleSibling::V6_5,
     group_compare: GroupCompare::Classified,
     balance_load: BalanceLoad::Pelt,
+    slice_floor: true,
     detach_skip: DetachSkip::RelaxedLoad,
     active_balance: ActiveBalance::TaskMigrationOnly,
     load_indexes: false,

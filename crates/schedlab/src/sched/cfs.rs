@@ -407,16 +407,22 @@ impl CfsRq {
         }
     }
 
-    /// A task's share of the period; `on_rq` says whether its weight is
-    /// already in the queue's (a task being placed is not).
-    pub fn slice(&self, weight: u64, on_rq: bool, t: &Tunables) -> u64 {
+    /// A task's share of the period (sched_slice); `on_rq` says whether
+    /// its weight is already in the queue's (a task being placed is not);
+    /// `floor`: at least sched_min_granularity (BASE_SLICE; not in 4.15).
+    pub fn slice(&self, weight: u64, on_rq: bool, floor: bool, t: &Tunables) -> u64 {
         let (nr, total) = if on_rq {
             (self.nr_running, self.load_weight)
         } else {
             (self.nr_running + 1, self.load_weight + weight)
         };
         let period = Self::period(nr.max(1), t);
-        crate::arith::mul_div(period, weight, total.max(1))
+        let slice = crate::arith::mul_div(period, weight, total.max(1));
+        if floor {
+            slice.max(t.min_granularity_ns)
+        } else {
+            slice
+        }
     }
 
     /// Sets the vruntime of a task arriving by wakeup (`initial` false) or
@@ -432,7 +438,10 @@ impl CfsRq {
         let mut v = self.min_vruntime;
         if initial {
             if f.has(Feature::StartDebit) {
-                v += calc_delta_fair(self.slice(e.weight, false, t), e.weight);
+                v += calc_delta_fair(
+                    self.slice(e.weight, false, era.rules().slice_floor, t),
+                    e.weight,
+                );
             }
             e.vruntime = v;
             return;
@@ -492,7 +501,7 @@ impl CfsRq {
     pub fn pick_next_pair(&mut self, ents: &[Entity], t: &Tunables, now_ns: u64) -> Option<TaskId> {
         let left = self.leftmost()?;
         if let Some(next) = self.next.filter(|&n| self.is_queued(n, &ents[n])) {
-            if now_ns - self.pair_start_ns <= self.slice(ents[next].weight, true, t) {
+            if now_ns - self.pair_start_ns <= self.slice(ents[next].weight, true, false, t) {
                 return Some(next);
             }
         }
@@ -578,7 +587,7 @@ impl CfsRq {
         }
         let Some(c) = self.curr else { return false };
         let e = &ents[c];
-        let ideal = self.slice(e.weight, true, t);
+        let ideal = self.slice(e.weight, true, era.rules().slice_floor, t);
         let ran = e.sum_exec_ns - e.prev_sum_exec_ns;
         if ran > ideal {
             return true;
@@ -610,6 +619,26 @@ mod tests {
         assert_eq!(calc_delta_fair(1000, 2048), 500);
     }
 
+    /// sched_slice (v6.5 kernel/sched/fair.c, BASE_SLICE; not in v4.15):
+    /// a nice 19 task beside a nice 0 one gets 24 ms x 15 / 1039 = 0.35
+    /// ms of the period, floored at sched_min_granularity (3 ms); v4.15
+    /// has no floor.
+    #[test]
+    fn sched_slice_6_5_is_at_least_the_min_granularity() {
+        let t = Tunables::defaults(Era::V6_5, 8);
+        let mut e = ents(&[1024, 15]);
+        let mut rq = CfsRq::new(0);
+        rq.enqueue(0, &mut e);
+        rq.enqueue(1, &mut e);
+        assert_eq!(rq.slice(15, true, false, &t), 24_000_000 * 15 / 1039);
+        assert_eq!(
+            rq.slice(15, true, Era::V6_5.rules().slice_floor, &t),
+            3_000_000
+        );
+        assert!(!Era::V4_15.rules().slice_floor);
+        assert_eq!(rq.slice(1024, true, true, &t), 24_000_000 * 1024 / 1039);
+    }
+
     #[test]
     fn slices_split_the_period_by_weight() {
         let t = Tunables::defaults(Era::V6_5, 8); // 24 ms latency, 3 ms min gran, nr_latency 8
@@ -617,8 +646,8 @@ mod tests {
         let mut rq = CfsRq::new(0);
         rq.enqueue(0, &mut e);
         rq.enqueue(1, &mut e);
-        assert_eq!(rq.slice(1024, true, &t), 8_000_000);
-        assert_eq!(rq.slice(2048, true, &t), 16_000_000);
+        assert_eq!(rq.slice(1024, true, false, &t), 8_000_000);
+        assert_eq!(rq.slice(2048, true, false, &t), 16_000_000);
         // 10 tasks exceed nr_latency: the period stretches to 10 x 3 ms.
         assert_eq!(CfsRq::period(10, &t), 30_000_000);
         rq.set_curr(0, &mut e, 0);
@@ -710,7 +739,7 @@ mod tests {
         rq.enqueue(0, &mut e);
         rq.enqueue(1, &mut e);
         rq.next = Some(1);
-        assert_eq!(rq.slice(1024, true, &t), 6_666_666);
+        assert_eq!(rq.slice(1024, true, false, &t), 6_666_666);
         assert_eq!(rq.pick_next_pair(&e, &t, 6_666_666), Some(1));
         assert_eq!(rq.pick_next_pair(&e, &t, 6_666_667), Some(0));
         assert_eq!(rq.pair_start_ns, 6_666_667);
