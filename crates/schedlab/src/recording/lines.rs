@@ -261,16 +261,18 @@ fn parse_time(t: &str) -> Result<u64, LineError> {
 /// absent is None.
 fn values<'a, const N: usize>(fields: &'a str, keys: [&str; N]) -> [Option<&'a str>; N] {
     let mut starts = [None; N];
+    let bytes = fields.as_bytes();
     for (i, k) in keys.iter().enumerate() {
-        let pat = format!("{k}=");
+        // `k=` at the start or after a space (no allocation: a line is hot).
         let mut from = 0;
-        while let Some(j) = fields[from..].find(&pat) {
+        while let Some(j) = fields[from..].find(k) {
             let at = from + j;
-            if at == 0 || fields.as_bytes()[at - 1] == b' ' {
-                starts[i] = Some((at, at + pat.len()));
+            let end = at + k.len();
+            if (at == 0 || bytes[at - 1] == b' ') && bytes.get(end) == Some(&b'=') {
+                starts[i] = Some((at, end + 1));
                 break;
             }
-            from = at + pat.len();
+            from = end;
         }
     }
     let mut out = [None; N];

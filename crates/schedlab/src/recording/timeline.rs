@@ -210,7 +210,7 @@ impl Timeline {
             Event::Fork { parent, child } => {
                 let p = self.task(parent);
                 self.cut(p, cpu, t);
-                let c = self.new_task(child);
+                let c = self.new_task(child.tid, &child.comm, child.prio);
                 self.tasks[c].forked_by = Some(p);
                 self.tasks[c].state = State::Runnable {
                     since: t,
@@ -237,32 +237,41 @@ impl Timeline {
 
     /// The live task with this id, made on first sight.
     fn task(&mut self, n: &Named) -> usize {
-        match self.live.get(&n.tid) {
-            Some(&i) => {
-                let task = &mut self.tasks[i];
-                if n.prio.is_some() {
-                    task.prio = n.prio;
-                }
-                // exec renames a task: it goes by its latest name.
-                if task.comm != n.comm {
-                    task.comm.clone_from(&n.comm);
-                }
-                i
-            }
-            None => self.new_task(n),
-        }
+        self.task_by(n.tid, &n.comm, n.prio)
     }
 
-    fn new_task(&mut self, n: &Named) -> usize {
-        let seen = self.incarnations.entry(n.tid).or_insert(0);
+    /// The task running where an event fired (its header).
+    fn task_of(&mut self, ctx: &Context) -> usize {
+        self.task_by(ctx.tid, &ctx.comm, None)
+    }
+
+    /// The live task with id `tid`, made on first sight; a name or
+    /// priority the trace gives updates it (exec renames a task: it goes
+    /// by its latest name). Allocates only for a new task or a new name.
+    fn task_by(&mut self, tid: u32, comm: &str, prio: Option<i32>) -> usize {
+        if let Some(&i) = self.live.get(&tid) {
+            let task = &mut self.tasks[i];
+            if prio.is_some() {
+                task.prio = prio;
+            }
+            if task.comm != comm {
+                comm.clone_into(&mut task.comm);
+            }
+            return i;
+        }
+        self.new_task(tid, comm, prio)
+    }
+
+    fn new_task(&mut self, tid: u32, comm: &str, prio: Option<i32>) -> usize {
+        let seen = self.incarnations.entry(tid).or_insert(0);
         let incarnation = *seen;
         *seen += 1;
         self.tasks.push(Task {
-            comm: n.comm.clone(),
-            tid: n.tid,
+            comm: comm.to_string(),
+            tid,
             pid: None,
             incarnation,
-            prio: n.prio,
+            prio,
             forked_by: None,
             steps: Vec::new(),
             figures: TaskFigures::default(),
@@ -273,7 +282,7 @@ impl Timeline {
             preempted_by: None,
         });
         let i = self.tasks.len() - 1;
-        self.live.insert(n.tid, i);
+        self.live.insert(tid, i);
         i
     }
 
@@ -401,12 +410,7 @@ impl Timeline {
     /// from when it became runnable there, or from then. No wakeup latency
     /// is taken from an inferred switch.
     fn reconcile(&mut self, ctx: &Context, cpu: usize) {
-        let named = Named {
-            comm: ctx.comm.clone(),
-            tid: ctx.tid,
-            prio: None,
-        };
-        let k = self.task(&named);
+        let k = self.task_of(ctx);
         let c = self.cpus[cpu];
         match c.current {
             Some(cur) if cur == k => return,
@@ -476,14 +480,8 @@ impl Timeline {
                 return;
             }
         };
-        let waker = (ctx.tid != 0 && !ctx.in_irq && ctx.tid != wakee.tid).then(|| {
-            let named = Named {
-                comm: ctx.comm.clone(),
-                tid: ctx.tid,
-                prio: None,
-            };
-            self.task(&named)
-        });
+        let waker =
+            (ctx.tid != 0 && !ctx.in_irq && ctx.tid != wakee.tid).then(|| self.task_of(ctx));
         self.tasks[w].woken_by = None;
         match waker {
             Some(k) if !matches!(self.tasks[k].state, State::Sleeping { .. } | State::Exited) => {
