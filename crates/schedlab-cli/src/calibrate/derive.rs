@@ -167,7 +167,19 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
         (rt_proc, "context_switch_ns", "pipe_rt_same_cpu_processes"),
         (rt_thread, "thread_switch_ns", "pipe_rt_same_cpu_threads"),
     ] {
+        let dv = if field == "context_switch_ns" {
+            d.context_switch_ns
+        } else {
+            d.thread_switch_ns
+        };
         match rt {
+            // Noise (a slow wakeup probe) can leave nothing for the switch:
+            // the probes disagree, so the cost is not measured.
+            Some(rt) if rt / 2.0 - 2.0 * s - w <= 0.0 => run.default_cost(
+                field,
+                dv,
+                format!("{which} / 2 left nothing after 2 x syscall_ns + wakeup_ns (the probes disagree)"),
+            ),
             Some(rt) => {
                 let mut how = format!(
                     "{which} / 2 - 2 x syscall_ns - wakeup_ns (each side writes, wakes, blocks in read, switches)"
@@ -181,14 +193,7 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
                     ts = v as f64;
                 }
             }
-            None => {
-                let dv = if field == "context_switch_ns" {
-                    d.context_switch_ns
-                } else {
-                    d.thread_switch_ns
-                };
-                run.default_cost(field, dv, format!("{which} did not run"));
-            }
+            None => run.default_cost(field, dv, format!("{which} did not run")),
         }
     }
     for c in 0..4 {
