@@ -79,7 +79,9 @@ test('a pasted rt-app file runs its tasks; what is not modelled is refused at th
   await page.selectOption('#preset', 'retune-lat-ctx');
   const rtapp = field('workload.rtapp');
   await setText(page, rtapp, JSON.stringify({ tasks: { t: { loop: -1, iorun: 100, run: 100 } }, global: { duration: 1 } }));
-  assert.match(await page.textContent(`label:has(${rtapp}) .field-error`), /tasks\.t\.iorun: the rt-app event "iorun" is not modelled/);
+  // The import runs in a worker: its answer comes back a moment later.
+  const refused = await page.waitForSelector(`label:has(${rtapp}) .field-error`);
+  assert.match(await refused.textContent(), /tasks\.t\.iorun: the rt-app event "iorun" is not modelled/);
   await setText(page, rtapp, JSON.stringify({
     tasks: { video: { loop: -1, run: 2000, timer: { ref: 'unique', period: 8000 } } },
     global: { duration: 1, calibration: 'CPU0' },

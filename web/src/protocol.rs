@@ -12,6 +12,9 @@ pub enum Request {
     /// Run the start of some of the experiment's points for about
     /// `budget_ms` in all, for an estimate of the run ([`schedlab::estimate`]).
     Probe { experiment: String, budget_ms: f64 },
+    /// Import an rt-app file as a custom workload
+    /// ([`schedlab::workload::rtapp::import`]).
+    ImportRtapp { text: String },
 }
 
 /// A point's outcome as a worker sends it: with the bits of its floats
@@ -75,6 +78,11 @@ pub enum Response<O = SentOutcome> {
     Probed {
         events: Vec<(f64, bool)>,
         events_per_sec: f64,
+    },
+    /// An imported workload: the custom workload's JSON, as the
+    /// experiment holds it.
+    Imported {
+        workload: String,
     },
     Failed {
         error: String,

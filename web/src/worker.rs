@@ -4,6 +4,7 @@ use crate::protocol::{Request, Response};
 use schedlab::error::Concern;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment};
+use schedlab::workload::bench::Benchmark;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -67,9 +68,18 @@ pub fn handle(
             experiment,
             budget_ms,
         } => probe(&experiment, budget_ms, now_ms),
+        Request::ImportRtapp { text } => import_rtapp(&text),
     };
     result.unwrap_or_else(|e| Response::Failed {
         error: e.to_string(),
+    })
+}
+
+fn import_rtapp(text: &str) -> schedlab::Result<Response> {
+    let import = schedlab::workload::rtapp::import(text)?;
+    let workload = Benchmark::Custom(import.workload);
+    Ok(Response::Imported {
+        workload: serde_json::to_string(&workload).expect("a workload serialises"),
     })
 }
 

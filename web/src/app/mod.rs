@@ -10,6 +10,7 @@
 
 pub mod estimate;
 pub mod frame;
+pub mod import;
 pub mod link_sync;
 pub mod runs;
 pub mod shortcuts;

@@ -126,7 +126,11 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
         .into(),
         WorkloadEdit::Seed(text()).into(),
         WorkloadEdit::Repeats(text()).into(),
-        WorkloadEdit::RtApp(text()).into(),
+        WorkloadEdit::RtApp {
+            text: text(),
+            imported: Ok(text()),
+        }
+        .into(),
     ];
     edits.push(match exp.workload {
         schedlab::workload::bench::Benchmark::Custom(_) => WorkloadEdit::Program(text()).into(),
@@ -267,7 +271,7 @@ fn kind(e: &Edit) -> &'static str {
             WorkloadEdit::Repeats(_) => "repeats",
             WorkloadEdit::Program(_) => "program",
             WorkloadEdit::ToCustom => "to custom",
-            WorkloadEdit::RtApp(_) => "rtapp",
+            WorkloadEdit::RtApp { .. } => "rtapp",
         },
     }
 }

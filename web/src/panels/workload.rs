@@ -52,10 +52,13 @@ pub fn view(form: &Form) -> Html {
 fn program(form: &Form, bench: &Benchmark) -> Html {
     let ed = form.editor;
     let rtapp_field = FieldId::RtApp;
-    let on_rtapp = form.edit.reform(|e: Event| {
-        let t: HtmlTextAreaElement = e.target_unchecked_into();
-        WorkloadEdit::RtApp(t.value()).into()
-    });
+    let on_rtapp = {
+        let edit = form.edit.clone();
+        Callback::from(move |e: Event| {
+            let t: HtmlTextAreaElement = e.target_unchecked_into();
+            crate::app::import::rtapp(t.value(), edit.clone());
+        })
+    };
     let rtapp = html! {
         <label class={classes!("field", ed.error_at(&rtapp_field).is_some().then_some("invalid"))}>
             <span class="label">{ "Paste an rt-app file (JSON) to run its tasks" }</span>

@@ -111,8 +111,13 @@ pub enum WorkloadEdit {
     Program(String),
     /// Replace the benchmark by the custom workload its generator builds.
     ToCustom,
-    /// A pasted rt-app file, imported as a custom workload.
-    RtApp(String),
+    /// A pasted rt-app file and what the worker's import made of it: the
+    /// custom workload's JSON, or why it was refused. (The importer runs in
+    /// the worker, which keeps it out of the page's first load.)
+    RtApp {
+        text: String,
+        imported: Result<String, String>,
+    },
 }
 
 impl Edit {
@@ -221,7 +226,7 @@ impl WorkloadEdit {
             WorkloadEdit::Repeats(_) => FieldId::Repeats,
             WorkloadEdit::Program(_) => FieldId::Program,
             WorkloadEdit::ToCustom => FieldId::WorkloadKind,
-            WorkloadEdit::RtApp(_) => FieldId::RtApp,
+            WorkloadEdit::RtApp { .. } => FieldId::RtApp,
         }
     }
 
@@ -233,7 +238,7 @@ impl WorkloadEdit {
             | WorkloadEdit::Seed(t)
             | WorkloadEdit::Repeats(t)
             | WorkloadEdit::Program(t)
-            | WorkloadEdit::RtApp(t) => Some(t),
+            | WorkloadEdit::RtApp { text: t, .. } => Some(t),
             WorkloadEdit::Sweep { values, .. } => Some(values),
             WorkloadEdit::VariantParam { text, .. } => text.as_deref(),
         }

@@ -412,16 +412,13 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     // A pasted rt-app file.
     let rt = ed(
         &start,
-        WorkloadEdit::RtApp(
-            r#"{"tasks":{"t":{"loop":-1,"run":1000,"timer":{"ref":"unique","period":5000}}},"global":{"duration":1}}"#.into(),
+        rtapp_edit(
+            r#"{"tasks":{"t":{"loop":-1,"run":1000,"timer":{"ref":"unique","period":5000}}},"global":{"duration":1}}"#,
         ),
     );
     assert!(rt.is_valid(), "{:?}", rt.field_errors);
     assert!(matches!(rt.experiment.workload, Benchmark::Custom(_)));
-    let rt_bad = ed(
-        &start,
-        WorkloadEdit::RtApp(r#"{"tasks":{"t":{"iorun":100}}}"#.into()),
-    );
+    let rt_bad = ed(&start, rtapp_edit(r#"{"tasks":{"t":{"iorun":100}}}"#));
     let err = rt_bad.error_at(&FieldId::RtApp).unwrap().to_string();
     assert!(err.starts_with("tasks.t.iorun: the rt-app event"), "{err}");
 }
@@ -442,4 +439,24 @@ fn the_drawing_and_knobs_are_rebuilt_only_when_machine_or_policy_change() {
         moved.knobs_of(0).unwrap(),
         &PolicyKnobs::of(&topology(&moved.experiment).unwrap(), &moved.policy_of(0)).unwrap()
     );
+}
+
+/// A pasted rt-app file as the page edits with it: imported by the worker
+/// ([`crate::worker::handle`]), its answer made the edit.
+fn rtapp_edit(text: &str) -> WorkloadEdit {
+    use crate::protocol::{Request, Response};
+    let resp = crate::worker::handle(
+        Request::ImportRtapp { text: text.into() },
+        &mut |_| {},
+        &|| 0.0,
+    );
+    let imported = match resp {
+        Response::Imported { workload } => Ok(workload),
+        Response::Failed { error } => Err(error),
+        other => panic!("{other:?}"),
+    };
+    WorkloadEdit::RtApp {
+        text: text.into(),
+        imported,
+    }
 }

@@ -40,12 +40,12 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             let custom = exp.workload.to_custom()?;
             replace_workload(exp, Benchmark::Custom(custom))
         }
-        WorkloadEdit::RtApp(text) => {
+        WorkloadEdit::RtApp { text, imported } => {
             if text.trim().is_empty() {
                 return Ok(None);
             }
-            let import = schedlab::workload::rtapp::import(&text)?;
-            replace_workload(exp, Benchmark::Custom(import.workload))
+            let json = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
+            replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))
         }
     }
 }
