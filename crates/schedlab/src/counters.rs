@@ -299,11 +299,20 @@ pub enum Counter {
     SpinNs,
     /// A spinner that gave up and slept.
     SpinSlept,
+    /// An LWLock acquisition that slept on its semaphore; tasks an LWLock
+    /// release woke; a woken waiter that found the lock taken again.
+    LwSlept,
+    LwWoken,
+    LwLost,
+    /// A log flush's write and sync; a flush whose record another's
+    /// flush had covered.
+    LogFlushes,
+    LogCovered,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 29] = [
+    pub const FIXED: [Counter; 34] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -333,6 +342,11 @@ impl Counter {
         Counter::SpinRounds,
         Counter::SpinNs,
         Counter::SpinSlept,
+        Counter::LwSlept,
+        Counter::LwWoken,
+        Counter::LwLost,
+        Counter::LogFlushes,
+        Counter::LogCovered,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -406,6 +420,11 @@ impl Counter {
             Counter::SpinRounds => 26,
             Counter::SpinNs => 27,
             Counter::SpinSlept => 28,
+            Counter::LwSlept => 29,
+            Counter::LwWoken => 30,
+            Counter::LwLost => 31,
+            Counter::LogFlushes => 32,
+            Counter::LogCovered => 33,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -498,6 +517,11 @@ impl fmt::Display for Counter {
             Counter::SpinRounds => f.write_str("spin.rounds"),
             Counter::SpinNs => f.write_str("spin.ns"),
             Counter::SpinSlept => f.write_str("spin.slept"),
+            Counter::LwSlept => f.write_str("lwlock.slept"),
+            Counter::LwWoken => f.write_str("lwlock.woken"),
+            Counter::LwLost => f.write_str("lwlock.lost"),
+            Counter::LogFlushes => f.write_str("log.flushes"),
+            Counter::LogCovered => f.write_str("log.covered"),
         }
     }
 }

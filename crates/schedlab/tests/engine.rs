@@ -485,6 +485,13 @@ proptest! {
                     // InnoDB's spin-then-sleep mutex, woken all at once.
                     specs.push(format!(
                         r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));
+                    // PostgreSQL's LWLocks, shared and exclusive, and a
+                    // log flushed under one of them by whichever of two
+                    // tasks gets there first.
+                    for (k, shared) in [(0, true), (1, false), (2, true)] {
+                        specs.push(format!(
+                            r#"{{"name":"l{i}.{k}","program":[{{"forever":[{{"lw_acquire":{{"lock":"p{i}","shared":{shared}}}}},{{"compute":{{"ns":{a}}}}},{{"lw_release":"p{i}"}},{{"lw_acquire":{{"lock":"i{i}"}}}},{{"log_append":"wal{i}"}},{{"lw_release":"i{i}"}},{{"log_flush":{{"log":"wal{i}","lock":"w{i}","io":{{"ns":{b}}}}}}}]}}]}}"#));
+                    }
                 }
                 _ => {
                     let (x, y) = (chans.len(), chans.len() + 1);

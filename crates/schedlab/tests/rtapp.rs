@@ -219,7 +219,7 @@ fn what_is_not_modelled_is_an_error_naming_the_key() {
         ),
         (
             r#"{"tasks":{"a":{"loop":-1,"lock":"m0","run":10}},"global":{"duration":1}}"#,
-            "workload.tasks[0].program[0] (task \"a\", forever): a loop body must hold the same mutexes",
+            "workload.tasks[0].program[0] (task \"a\", forever): a loop body must hold the same locks at its end as at its start (holds none before an iteration, mutex \"m0\" after)",
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"wait":{"ref":"c","mutex":"m"},"run":10}}}"#,

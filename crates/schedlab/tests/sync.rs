@@ -412,3 +412,123 @@ fn free_semaphore_operations_charge_only_the_wakeup() {
     // The post to "t" finds no waiter: counted, at no cost.
     assert_eq!(marks(&out, "a.after")[0], marks(&out, "a.done")[0]);
 }
+
+/// PostgreSQL 8.3's LWLockRelease does not hand the lock over: it wakes
+/// the head waiter, who must try again (LWLockAcquire's retry loop). A
+/// holder that releases and takes the lock again before the woken task
+/// runs keeps it; the woken task finds it taken, queues again, and is
+/// woken by the next release.
+#[test]
+fn an_lwlock_release_wakes_the_head_waiter_who_must_compete_again() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    let out = run(
+        &topo,
+        r#"{"tasks":[
+          {"name":"A","affinity":"0","program":[{"lw_acquire":{"lock":"x"}},{"compute":{"ns":100000}},{"lw_release":"x"},{"lw_acquire":{"lock":"x"}},{"compute":{"ns":100000}},{"mark":"a.out"},{"lw_release":"x"}]},
+          {"name":"B","affinity":"1","program":[{"sleep":{"ns":10000}},{"lw_acquire":{"lock":"x"}},{"mark":"b.in"},{"compute":{"ns":10000}},{"lw_release":"x"}]}]}"#,
+        None,
+    );
+    let (a_out, b_in) = (marks(&out, "a.out")[0], marks(&out, "b.in")[0]);
+    assert!(b_in > a_out, "a.out {a_out} b.in {b_in}");
+    assert_eq!(counter(&out, "lwlock.slept"), 2);
+    assert_eq!(counter(&out, "lwlock.woken"), 2);
+    assert_eq!(counter(&out, "lwlock.lost"), 1);
+    // A semaphore, not a futex.
+    assert_eq!(counter(&out, "futex.wait"), 0);
+}
+
+/// LWLockRelease (8.3) wakes the run of shared waiters at the head of the
+/// queue together, or one exclusive waiter alone; the shared waiter queued
+/// behind an exclusive one waits for it.
+#[test]
+fn an_lwlock_release_wakes_the_shared_run_at_the_head_or_one_exclusive_waiter() {
+    let topo = machine(1, 1, 5, 1, HwCosts::default());
+    let waiter = |name: &str, cpu: u32, at_us: u64, shared: bool| {
+        format!(
+            r#"{{"name":"{name}","affinity":"{cpu}","program":[{{"sleep":{{"ns":{}}}}},{{"lw_acquire":{{"lock":"x","shared":{shared}}}}},{{"mark":"{name}.in"}},{{"compute":{{"ns":50000}}}},{{"mark":"{name}.out"}},{{"lw_release":"x"}}]}}"#,
+            at_us * 1000
+        )
+    };
+    let json = format!(
+        r#"{{"tasks":[{{"name":"A","affinity":"0","program":[{{"lw_acquire":{{"lock":"x"}}}},{{"compute":{{"ns":100000}}}},{{"lw_release":"x"}}]}},{},{},{},{}]}}"#,
+        waiter("s1", 1, 10, true),
+        waiter("s2", 2, 20, true),
+        waiter("e", 3, 30, false),
+        waiter("s3", 4, 40, true),
+    );
+    let out = run(&topo, &json, None);
+    let at = |m: &str| marks(&out, m)[0];
+    // The two shared waiters at the head hold it together.
+    assert!(at("s2.in") < at("s1.out") && at("s1.in") < at("s2.out"));
+    // The exclusive one follows them, and the shared one behind it follows it.
+    assert!(at("e.in") > at("s1.out").max(at("s2.out")));
+    assert!(at("s3.in") > at("e.out"));
+    assert_eq!(counter(&out, "lwlock.woken"), 4);
+    assert_eq!(counter(&out, "lwlock.lost"), 0);
+}
+
+/// After a release that woke waiters, releases wake no one until a woken
+/// waiter has run and tried again (8.3's releaseOK): a holder that takes
+/// and releases the lock again at once leaves the second waiter asleep;
+/// the first, once it has had the lock, wakes it.
+#[test]
+fn an_lwlock_wakes_no_one_again_until_a_woken_waiter_has_retried() {
+    let topo = machine(1, 1, 3, 1, HwCosts::default());
+    let out = run(
+        &topo,
+        r#"{"tasks":[
+          {"name":"A","affinity":"0","program":[{"lw_acquire":{"lock":"x"}},{"compute":{"ns":100000}},{"lw_release":"x"},{"lw_acquire":{"lock":"x"}},{"compute":{"ns":100}},{"lw_release":"x"}]},
+          {"name":"B","affinity":"1","program":[{"sleep":{"ns":10000}},{"lw_acquire":{"lock":"x"}},{"mark":"b.in"},{"compute":{"ns":50000}},{"mark":"b.out"},{"lw_release":"x"}]},
+          {"name":"C","affinity":"2","program":[{"sleep":{"ns":20000}},{"lw_acquire":{"lock":"x"}},{"mark":"c.in"},{"lw_release":"x"}]}]}"#,
+        None,
+    );
+    assert!(
+        marks(&out, "c.in")[0] > marks(&out, "b.out")[0],
+        "b.in {:?} b.out {:?} c.in {:?} {:?}",
+        marks(&out, "b.in"),
+        marks(&out, "b.out"),
+        marks(&out, "c.in"),
+        out.counters
+    );
+    // A's second release woke no one: B and C were each woken once.
+    assert_eq!(counter(&out, "lwlock.woken"), 2);
+    assert_eq!(counter(&out, "lwlock.lost"), 0);
+}
+
+/// XLogFlush (8.3): a flush writes every record appended before it began;
+/// the tasks queued on the lock behind it are woken one by one and find
+/// their records flushed, and a task whose record was flushed before it
+/// got to its flush does not take the lock at all.
+#[test]
+fn a_log_flush_covers_every_record_appended_before_it_began() {
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let flush = r#"{"log_flush":{"log":"wal","lock":"w","io":{"ns":50000}}}"#;
+    let json = format!(
+        r#"{{"tasks":[
+          {{"name":"t1","affinity":"0","program":[{{"log_append":"wal"}},{flush},{{"mark":"t1.done"}}]}},
+          {{"name":"t2","affinity":"1","program":[{{"sleep":{{"ns":10000}}}},{{"log_append":"wal"}},{flush},{{"mark":"t2.done"}}]}},
+          {{"name":"t3","affinity":"2","program":[{{"sleep":{{"ns":11000}}}},{{"log_append":"wal"}},{flush},{{"mark":"t3.done"}}]}},
+          {{"name":"t4","affinity":"3","program":[{{"sleep":{{"ns":20000}}}},{{"log_append":"wal"}},{{"compute":{{"ns":200000}}}},{flush},{{"mark":"t4.done"}}]}}]}}"#
+    );
+    let out = run(&topo, &json, None);
+    let at = |m: &str| marks(&out, m)[0];
+    // t1 flushes its own record; t2's flush covers t2, t3 and t4.
+    assert_eq!(counter(&out, "log.flushes"), 2);
+    // t3 under the lock, t4 before it.
+    assert_eq!(counter(&out, "log.covered"), 2);
+    assert!(
+        (50_000..60_000).contains(&at("t1.done")),
+        "{}",
+        at("t1.done")
+    );
+    assert!(
+        at("t2.done") > 100_000 && at("t2.done") < 130_000,
+        "t1 {} t2 {} t3 {}",
+        at("t1.done"),
+        at("t2.done"),
+        at("t3.done")
+    );
+    // t3 needed no write of its own: woken by t2's release.
+    assert!(at("t3.done") > at("t2.done") && at("t3.done") < at("t2.done") + 20_000);
+    assert_eq!(counter(&out, "lwlock.slept"), 2);
+}

@@ -84,6 +84,9 @@ impl Sim {
             released: false,
             spins: 0,
             wake_all: false,
+            lw_retry: false,
+            log_records: vec![0; self.workload.logs.len()],
+            log_writing: 0,
         });
         self.ents.push(Entity::new(weight, self.now));
         let placed = match self.workload.templates[tpl].start_cpu {
@@ -308,6 +311,27 @@ impl Sim {
                 self.tasks[task].pc += 1;
                 return self.sem_wait(cpu, task, sem as usize, free);
             }
+            Insn::LwAcquire { lock, shared } => self.lw_acquire(cpu, task, lock as usize, !shared),
+            Insn::LwRelease(lock) => {
+                self.tasks[task].pc += 1;
+                self.lw_release(cpu, lock as usize);
+            }
+            Insn::LogAppend(log) => {
+                self.log_append(task, log as usize);
+                return Flow::Next;
+            }
+            Insn::LogSkipIfFlushed { log, to } => {
+                self.log_skip_if_flushed(task, log as usize, to as usize);
+                return Flow::Next;
+            }
+            Insn::LogWrite { log, io } => {
+                self.tasks[task].pc += 1;
+                self.log_write(cpu, task, log as usize, io);
+            }
+            Insn::LogWritten(log) => {
+                self.log_written(task, log as usize);
+                return Flow::Next;
+            }
         }
         Flow::Yield
     }
@@ -456,6 +480,10 @@ impl Sim {
             Pending::PostSem { sem, sync } => {
                 let woken = self.take_sem_waiter(sem);
                 self.wake_then(cpu, task, woken, sync, Pending::None);
+            }
+            Pending::ReleaseLw(lock) => {
+                let woken = self.take_lw_waiters(lock);
+                self.wake_then(cpu, task, woken, false, Pending::None);
             }
         }
     }

@@ -134,7 +134,7 @@ impl Sim {
                 }
             }
         }
-        // Cond, barrier and semaphore waiters are listed from their arrival: asleep
+        // Cond, barrier, semaphore and LWLock waiters are listed from their arrival: asleep
         // (counted here) or still entering the wait (on a CPU).
         let lists = self
             .sync
@@ -159,7 +159,14 @@ impl Sim {
                     .iter()
                     .enumerate()
                     .map(|(s, sem)| (Wait::Sem(s), sem.waiters.iter().copied().collect())),
-            );
+            )
+            .chain(self.sync.lwlocks.iter().enumerate().map(|(l, lock)| {
+                let queued = lock.waiters.iter().map(|&(t, _)| t);
+                (
+                    Wait::Lw(l),
+                    queued.chain(lock.releasing.iter().copied()).collect(),
+                )
+            }));
         for (wait, list) in lists {
             for t in list {
                 match self.tasks[t].state {
@@ -180,7 +187,8 @@ impl Sim {
                         | Wait::Lock(_)
                         | Wait::Cond(_)
                         | Wait::Barrier(_)
-                        | Wait::Sem(_),
+                        | Wait::Sem(_)
+                        | Wait::Lw(_),
                     ) => 1,
                     // Sleeping on a timer, on the way to a CPU by IPI, or gone:
                     // in no queue and no wait list.

@@ -15,6 +15,7 @@ mod futex;
 mod idle;
 mod interp;
 mod invariants;
+mod lwlock;
 mod occupancy;
 mod pipe;
 pub mod queue;

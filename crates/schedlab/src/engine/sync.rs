@@ -1,6 +1,7 @@
 //! The state of the pthread objects rt-app uses (mutexes, spinning
-//! mutexes, condition variables, barriers) and of counting semaphores
-//! (a replayed trace's wakeups); how tasks use them is `futex.rs`.
+//! mutexes, condition variables, barriers), of counting semaphores (a
+//! replayed trace's wakeups), and of PostgreSQL's LWLocks and write-ahead
+//! logs; how tasks use them is `futex.rs` and `lwlock.rs`.
 
 use crate::workload::program::Workload;
 use std::collections::VecDeque;
@@ -62,6 +63,45 @@ pub(crate) struct Sem {
     pub last_cpu: Option<usize>,
 }
 
+/// A PostgreSQL LWLock (8.3's, lwlock.c).
+#[derive(Debug, Clone)]
+pub(crate) struct LwLock {
+    pub exclusive: bool,
+    pub shared: u32,
+    /// Queued waiters, oldest first, each with whether it wants the lock
+    /// exclusive; listed from their arrival (asleep, or still entering the
+    /// semaphore wait).
+    pub waiters: VecDeque<(usize, bool)>,
+    /// False from a release that woke waiters until one of them retries.
+    pub release_ok: bool,
+    /// Taken off the queue by a release, woken when its posts are entered.
+    pub releasing: Vec<usize>,
+    /// The CPU that last wrote the lock's line (its spinlock).
+    pub last_cpu: Option<usize>,
+}
+
+impl Default for LwLock {
+    fn default() -> Self {
+        LwLock {
+            exclusive: false,
+            shared: 0,
+            waiters: VecDeque::new(),
+            release_ok: true,
+            releasing: Vec::new(),
+            last_cpu: None,
+        }
+    }
+}
+
+/// A write-ahead log: records numbered from 1 as they are appended.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Log {
+    /// The last record appended.
+    pub appended: u64,
+    /// Every record up to this one is durable.
+    pub flushed: u64,
+}
+
 /// Every pthread object of a workload, by the index its instructions use.
 #[derive(Debug, Clone)]
 pub(crate) struct SyncObjects {
@@ -69,6 +109,8 @@ pub(crate) struct SyncObjects {
     pub conds: Vec<Cond>,
     pub barriers: Vec<Barrier>,
     pub sems: Vec<Sem>,
+    pub lwlocks: Vec<LwLock>,
+    pub logs: Vec<Log>,
 }
 
 impl SyncObjects {
@@ -83,6 +125,8 @@ impl SyncObjects {
                 .map(|&users| Barrier::new(users))
                 .collect(),
             sems: vec![Sem::default(); workload.sems.len()],
+            lwlocks: vec![LwLock::default(); workload.lwlocks.len()],
+            logs: vec![Log::default(); workload.logs.len()],
         }
     }
 }

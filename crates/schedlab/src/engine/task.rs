@@ -20,6 +20,8 @@ pub enum Wait {
     Barrier(usize),
     /// In futex wait on a semaphore.
     Sem(usize),
+    /// Asleep on its own semaphore, queued for an LWLock.
+    Lw(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +108,9 @@ pub(crate) enum Pending {
         sem: usize,
         sync: bool,
     },
+    /// An LWLock release's semaphore posts are entered: wake the waiters
+    /// it took off the queue.
+    ReleaseLw(usize),
 }
 
 #[derive(Debug, Clone)]
@@ -171,4 +176,11 @@ pub(crate) struct Task {
     pub(crate) spins: u32,
     /// Asleep in a `spin_lock` whose release wakes every such sleeper.
     pub(crate) wake_all: bool,
+    /// Woken by an LWLock release: its next try re-enables wakeups
+    /// (LWLockAcquire's `retry`).
+    pub(crate) lw_retry: bool,
+    /// Its last record appended to each log (0: none), and what its log
+    /// write in progress covers.
+    pub(crate) log_records: Vec<u64>,
+    pub(crate) log_writing: u64,
 }

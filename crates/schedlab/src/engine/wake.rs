@@ -151,6 +151,7 @@ impl Sim {
             }
             // Already on the wait list since they arrived.
             Wait::Cond(_) | Wait::Barrier(_) | Wait::Sem(_) => self.note_futex_wait(),
+            Wait::Lw(_) => self.counters.count(Counter::LwSlept),
         }
         self.schedule(cpu);
     }

@@ -163,6 +163,44 @@ pub enum Op {
     /// sem_wait: take one from the named semaphore's count, or sleep in
     /// futex wait until a `sem_post` hands one over.
     SemWait(SemSpec),
+    /// PostgreSQL's LWLockAcquire (lwlock.c, 8.3): take the named
+    /// lightweight lock shared or exclusive if it is free for that mode
+    /// (shared: no exclusive holder, even with exclusive waiters queued);
+    /// else queue at the tail and sleep on the task's own semaphore. A
+    /// release does not hand the lock over: the woken task tries again and
+    /// may find it taken (then it queues again).
+    LwAcquire(LwSpec),
+    /// LWLockRelease: when the lock becomes free and a woken waiter has run
+    /// since the last wakeup, wake the head of the queue (an exclusive
+    /// waiter alone, or the run of shared waiters at the head), each by a
+    /// semaphore post; no further wakeups until one of them retries.
+    LwRelease(String),
+    /// Append a record to the named log (a write-ahead log's insert; it
+    /// takes no time: the lock around it does).
+    LogAppend(String),
+    /// XLogFlush (xlog.c, 8.3): make this task's last record in `log`
+    /// durable. Already flushed by another: nothing. Else take `lock`
+    /// exclusive; flushed meanwhile: release it; else write and sync every
+    /// record appended so far (`io`, asleep), then release it.
+    LogFlush(LogFlushSpec),
+}
+
+/// An `lw_acquire`'s lock and mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LwSpec {
+    pub lock: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shared: bool,
+}
+
+/// A `log_flush`'s log, the lock its writers take, and the write and sync's time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogFlushSpec {
+    pub log: String,
+    pub lock: String,
+    pub io: Time,
 }
 
 /// A semaphore operation (one type for both, which keeps the page's
@@ -362,6 +400,24 @@ pub enum Insn {
         sem: u32,
         free: bool,
     },
+    LwAcquire {
+        lock: u32,
+        shared: bool,
+    },
+    LwRelease(u32),
+    LogAppend(u32),
+    /// Jump to `to` if this task's last record in `log` is flushed.
+    LogSkipIfFlushed {
+        log: u32,
+        to: u32,
+    },
+    /// Write and sync every record appended so far: asleep for `io`.
+    LogWrite {
+        log: u32,
+        io: Time,
+    },
+    /// The write is done: what it covered is flushed.
+    LogWritten(u32),
 }
 
 /// A checked task, ready to start.
@@ -391,13 +447,16 @@ pub struct Workload {
     pub conds: Vec<String>,
     pub barriers: Vec<String>,
     pub sems: Vec<String>,
+    /// LWLock and log names, by slot.
+    pub lwlocks: Vec<String>,
+    pub logs: Vec<String>,
     /// How many initial tasks use each barrier: it opens when they all
     /// have arrived.
     pub barrier_users: Vec<usize>,
     /// The timer names of the task being compiled.
     timer_names: Vec<String>,
     /// The mutexes the task being compiled holds at this point of its code.
-    held: Vec<usize>,
+    held: Vec<Held>,
     /// Compiling a fork child (barriers need their users known up front).
     fork_depth: usize,
 }
@@ -420,9 +479,12 @@ fn takes_time(op: &Op) -> bool {
         | Op::Broadcast(_)
         | Op::Barrier(_)
         | Op::SemPost(_)
-        | Op::SemWait(_) => true,
+        | Op::SemWait(_)
+        | Op::LwAcquire(_)
+        | Op::LwRelease(_)
+        | Op::LogFlush(_) => true,
         Op::Loop { body, .. } | Op::Forever(body) => body.iter().any(takes_time),
-        Op::Mark(_) | Op::Lap(_) => false,
+        Op::Mark(_) | Op::Lap(_) | Op::LogAppend(_) => false,
     }
 }
 
@@ -488,6 +550,8 @@ impl Workload {
             conds: Vec::new(),
             barriers: Vec::new(),
             sems: Vec::new(),
+            lwlocks: Vec::new(),
+            logs: Vec::new(),
             barrier_users: Vec::new(),
             timer_names: Vec::new(),
             held: Vec::new(),
@@ -565,12 +629,12 @@ impl Workload {
         self.compile_ops(&t.program, &mut code, &format!("{at}.program"), &who, ncpus)?;
         let timer_slots = std::mem::replace(&mut self.timer_names, outer).len();
         let held = std::mem::replace(&mut self.held, outer_held);
-        if let Some(&m) = held.first() {
+        if let Some(&h) = held.first() {
             return Err(Error::invalid(
                 Concern::Workload,
                 format!(
-                    "{at}.program ({who}): the task ends holding mutex {:?} (unlock it first)",
-                    self.mutexes[m]
+                    "{at}.program ({who}): the task ends holding {} (release it first)",
+                    self.held_name(h)
                 ),
             ));
         }
@@ -606,11 +670,17 @@ impl Workload {
         let before = self.held.clone();
         self.compile_ops(body, code, body_at, who, ncpus)?;
         if self.held != before {
-            let name = |m: &usize| self.mutexes[*m].clone();
-            let at_end: Vec<String> = self.held.iter().map(name).collect();
-            let at_start: Vec<String> = before.iter().map(name).collect();
+            let names = |held: &[Held]| match held {
+                [] => "none".to_string(),
+                _ => held
+                    .iter()
+                    .map(|&h| self.held_name(h))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let (at_start, at_end) = (names(&before), names(&self.held));
             return Err(Error::invalid(Concern::Workload, format!(
-                "{here} ({who}, {what}): a loop body must hold the same mutexes at its end as at its start (holds {at_start:?} before an iteration, {at_end:?} after)"
+                "{here} ({who}, {what}): a loop body must hold the same locks at its end as at its start (holds {at_start} before an iteration, {at_end} after)"
             )));
         }
         code.push(Insn::LoopEnd { body: start });
@@ -752,18 +822,18 @@ impl Workload {
                 }
                 Op::Lock(name) => {
                     let m = slot(&mut self.mutexes, name, &fail)?;
-                    if self.held.contains(&m) {
+                    if self.held.contains(&Held::Mutex(m)) {
                         return Err(fail(format!(
                             "the task already holds mutex {name:?} here (locking it again would deadlock)"
                         )));
                     }
-                    self.held.push(m);
+                    self.held.push(Held::Mutex(m));
                     code.push(Insn::Lock(m));
                 }
                 Op::SpinLock(s) => {
                     let name = &s.mutex;
                     let m = slot(&mut self.mutexes, name, &fail)?;
-                    if self.held.contains(&m) {
+                    if self.held.contains(&Held::Mutex(m)) {
                         return Err(fail(format!(
                             "the task already holds mutex {name:?} here (locking it again would deadlock)"
                         )));
@@ -777,7 +847,7 @@ impl Workload {
                             return Err(fail(format!("{what} {v} is over {SPIN_LIMIT}")));
                         }
                     }
-                    self.held.push(m);
+                    self.held.push(Held::Mutex(m));
                     code.push(Insn::SpinLock {
                         mutex: m as u32,
                         rounds: s.rounds as u16,
@@ -788,7 +858,7 @@ impl Workload {
                 }
                 Op::Unlock(name) => {
                     let m = slot(&mut self.mutexes, name, &fail)?;
-                    let Some(i) = self.held.iter().position(|&h| h == m) else {
+                    let Some(i) = self.held.iter().position(|&h| h == Held::Mutex(m)) else {
                         return Err(fail(format!(
                             "the task does not hold mutex {name:?} here (lock it first)"
                         )));
@@ -798,7 +868,7 @@ impl Workload {
                 }
                 Op::CondWait { cond, mutex } => {
                     let m = slot(&mut self.mutexes, mutex, &fail)?;
-                    if !self.held.contains(&m) {
+                    if !self.held.contains(&Held::Mutex(m)) {
                         return Err(fail(format!(
                             "waiting on {cond:?} needs its mutex {mutex:?} held (lock it first)"
                         )));
@@ -835,6 +905,63 @@ impl Workload {
                         _ => Insn::SemWait { sem, free: x.free },
                     });
                 }
+                Op::LwAcquire(x) => {
+                    let l = slot(&mut self.lwlocks, &x.lock, &fail)?;
+                    if self.held.contains(&Held::Lw(l)) {
+                        return Err(fail(format!(
+                            "the task already holds LWLock {:?} here (taking it again would deadlock)",
+                            x.lock
+                        )));
+                    }
+                    self.held.push(Held::Lw(l));
+                    code.push(Insn::LwAcquire {
+                        lock: l as u32,
+                        shared: x.shared,
+                    });
+                }
+                Op::LwRelease(name) => {
+                    let l = slot(&mut self.lwlocks, name, &fail)?;
+                    let Some(i) = self.held.iter().position(|&h| h == Held::Lw(l)) else {
+                        return Err(fail(format!(
+                            "the task does not hold LWLock {name:?} here (take it first)"
+                        )));
+                    };
+                    self.held.remove(i);
+                    code.push(Insn::LwRelease(l as u32));
+                }
+                Op::LogAppend(name) => {
+                    let log = slot(&mut self.logs, name, &fail)? as u32;
+                    code.push(Insn::LogAppend(log));
+                }
+                Op::LogFlush(x) => {
+                    if x.io.jitter_pct > 100 {
+                        return Err(fail(format!(
+                            "io.jitter_pct {} is over 100",
+                            x.io.jitter_pct
+                        )));
+                    }
+                    let log = slot(&mut self.logs, &x.log, &fail)? as u32;
+                    let lock = slot(&mut self.lwlocks, &x.lock, &fail)?;
+                    if self.held.contains(&Held::Lw(lock)) {
+                        return Err(fail(format!(
+                            "the task already holds LWLock {:?} here (the flush takes it)",
+                            x.lock
+                        )));
+                    }
+                    // XLogFlush's checks before and under the lock, as jumps.
+                    let at = code.len() as u32;
+                    code.extend([
+                        Insn::LogSkipIfFlushed { log, to: at + 6 },
+                        Insn::LwAcquire {
+                            lock: lock as u32,
+                            shared: false,
+                        },
+                        Insn::LogSkipIfFlushed { log, to: at + 5 },
+                        Insn::LogWrite { log, io: x.io },
+                        Insn::LogWritten(log),
+                        Insn::LwRelease(lock as u32),
+                    ]);
+                }
                 Op::Fork(child) => {
                     self.fork_depth += 1;
                     let template = self.compile_task(child, &format!("{here}.fork"), ncpus);
@@ -846,6 +973,22 @@ impl Workload {
             }
         }
         Ok(())
+    }
+}
+
+/// A lock a task holds at a point of its code, by slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    Mutex(usize),
+    Lw(usize),
+}
+
+impl Workload {
+    fn held_name(&self, h: Held) -> String {
+        match h {
+            Held::Mutex(m) => format!("mutex {:?}", self.mutexes[m]),
+            Held::Lw(l) => format!("LWLock {:?}", self.lwlocks[l]),
+        }
     }
 }
 
@@ -901,6 +1044,10 @@ impl Op {
             Op::Barrier(_) => "barrier",
             Op::SemPost(_) => "sem_post",
             Op::SemWait(_) => "sem_wait",
+            Op::LwAcquire(_) => "lw_acquire",
+            Op::LwRelease(_) => "lw_release",
+            Op::LogAppend(_) => "log_append",
+            Op::LogFlush(_) => "log_flush",
         }
     }
 }
@@ -1019,6 +1166,49 @@ mod tests {
             err,
             "tasks[0].program[0] (task \"conn\", spin_lock): needs a name"
         );
+    }
+
+    /// XLogFlush's two checks (before the lock and under it) compile into
+    /// jumps around the lock; an LWLock is held as a mutex is.
+    #[test]
+    fn log_flush_compiles_to_jumps_around_its_lock_and_lwlocks_are_checked() {
+        let w = Workload::compile(
+            &spec(r#"{"tasks":[{"name":"b","program":[{"log_append":"wal"},{"log_flush":{"log":"wal","lock":"W","io":{"ns":5}}},{"mark":"done"}]}]}"#),
+            1,
+        )
+        .unwrap();
+        let io = Time::fixed(5);
+        assert_eq!(
+            w.templates[0].code,
+            [
+                Insn::LogAppend(0),
+                Insn::LogSkipIfFlushed { log: 0, to: 7 },
+                Insn::LwAcquire {
+                    lock: 0,
+                    shared: false
+                },
+                Insn::LogSkipIfFlushed { log: 0, to: 6 },
+                Insn::LogWrite { log: 0, io },
+                Insn::LogWritten(0),
+                Insn::LwRelease(0),
+                Insn::Mark(0),
+            ]
+        );
+        let err = |json: &str| Workload::compile(&spec(json), 1).unwrap_err().to_string();
+        assert_eq!(
+            err(r#"{"tasks":[{"name":"b","program":[{"lw_release":"P"}]}]}"#),
+            "tasks[0].program[0] (task \"b\", lw_release): the task does not hold LWLock \"P\" here (take it first)"
+        );
+        assert_eq!(
+            err(
+                r#"{"tasks":[{"name":"b","program":[{"lw_acquire":{"lock":"P","shared":true}}]}]}"#
+            ),
+            "tasks[0].program (task \"b\"): the task ends holding LWLock \"P\" (release it first)"
+        );
+        assert!(err(r#"{"tasks":[{"name":"b","program":[{"lw_acquire":{"lock":"W"}},{"log_flush":{"log":"wal","lock":"W","io":{"ns":5}}},{"lw_release":"W"}]}]}"#)
+            .ends_with("the task already holds LWLock \"W\" here (the flush takes it)"));
+        assert!(err(r#"{"tasks":[{"name":"b","program":[{"forever":[{"lw_acquire":{"lock":"P"}},{"compute":{"ns":1}}]}]}]}"#)
+            .contains("holds none before an iteration, LWLock \"P\" after"));
     }
 
     #[test]
