@@ -327,13 +327,19 @@ impl Experiment {
                 for (k, v) in &variant.workload {
                     workload = workload.with_param(k, v)?;
                 }
-                let built = workload.build()?;
-                if let Benchmark::Custom(_) = workload {
-                    // Channel numbers, cpulists, loop bodies: caught now, by path.
-                    crate::workload::program::Workload::compile(&built.spec, topology.ncpus())
-                        .map_err(|e| {
-                            Error::invalid(Concern::Experiment, format!("workload.{e}"))
-                        })?;
+                // A generator's parameters are checked, not built (a big
+                // one builds millions of instructions); a custom workload's
+                // channel numbers, cpulists and loop bodies are caught now,
+                // by path.
+                match &workload {
+                    Benchmark::Custom(c) => {
+                        let built = c.build()?;
+                        crate::workload::program::Workload::compile(&built.spec, topology.ncpus())
+                            .map_err(|e| {
+                                Error::invalid(Concern::Experiment, format!("workload.{e}"))
+                            })?;
+                    }
+                    generator => generator.check()?,
                 }
                 for repeat in 0..self.repeats {
                     points.push(Point {

@@ -696,11 +696,13 @@ impl Workload {
         ncpus: usize,
     ) -> Result<()> {
         for (i, op) in ops.iter().enumerate() {
-            let here = format!("{at}[{i}]");
+            // Where the instruction is, spelled out only when needed: a
+            // generator's workload has millions of instructions.
+            let here = || format!("{at}[{i}]");
             let fail = |msg: String| {
                 Error::invalid(
                     Concern::Workload,
-                    format!("{here} ({who}, {}): {msg}", op.name()),
+                    format!("{} ({who}, {}): {msg}", here(), op.name()),
                 )
             };
             match op {
@@ -753,14 +755,14 @@ impl Workload {
                     *count,
                     body,
                     code,
-                    (&here, &format!("{here}.loop.body"), who),
+                    (&here(), &format!("{}.loop.body", here()), who),
                     ncpus,
                 )?,
                 Op::Forever(body) => self.compile_loop(
                     u64::MAX,
                     body,
                     code,
-                    (&here, &format!("{here}.forever"), who),
+                    (&here(), &format!("{}.forever", here()), who),
                     ncpus,
                 )?,
                 Op::Timer(t) => {
@@ -964,7 +966,7 @@ impl Workload {
                 }
                 Op::Fork(child) => {
                     self.fork_depth += 1;
-                    let template = self.compile_task(child, &format!("{here}.fork"), ncpus);
+                    let template = self.compile_task(child, &format!("{}.fork", here()), ncpus);
                     self.fork_depth -= 1;
                     let template = template?;
                     self.templates.push(template);

@@ -62,11 +62,17 @@ fn default_datasize() -> u64 {
 }
 
 impl Hackbench {
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("hackbench", "groups", self.groups, 1, 200)?;
         check("hackbench", "loops", self.loops, 1, 1_000_000)?;
         check("hackbench", "fds", self.fds, 1, 100)?;
         check("hackbench", "datasize", self.datasize, 1, 65536)?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let (kind, capacity) = if self.pipe {
             (ChannelKind::Pipe, 65536)
         } else {

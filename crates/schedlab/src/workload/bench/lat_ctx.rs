@@ -50,10 +50,16 @@ impl LatCtx {
         }
     }
 
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("lat_ctx", "size_kb", self.size_kb, 0, 64 * 1024)?;
         check("lat_ctx", "procs", self.procs, 2, 1024)?;
         check("lat_ctx", "rounds", self.rounds, 1, 10_000_000)?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let n = self.procs as usize;
         // Channel i feeds process i; channel n is the overhead pipe.
         let channels: Vec<_> = (0..=n).map(|_| channel(ChannelKind::Pipe, 65536)).collect();

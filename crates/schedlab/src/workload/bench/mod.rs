@@ -70,6 +70,22 @@ impl Benchmark {
     }
 
     /// Checks the parameters and builds the tasks.
+    /// The generator's parameters against their limits, without building
+    /// the workload (a custom workload is built: its spec is the check).
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Benchmark::PipeTest(b) => b.check(),
+            Benchmark::PerfBenchPipe(b) => b.check(),
+            Benchmark::LatCtx(b) => b.check(),
+            Benchmark::Hackbench(b) => b.check(),
+            Benchmark::Tbench(b) => b.check(),
+            Benchmark::Netperf(b) => b.check(),
+            Benchmark::Sysbench(b) => b.check(),
+            Benchmark::Schbench(b) => b.check(),
+            Benchmark::Custom(b) => b.build().map(|_| ()),
+        }
+    }
+
     pub fn build(&self) -> Result<Built> {
         match self {
             Benchmark::PipeTest(b) => b.build(),

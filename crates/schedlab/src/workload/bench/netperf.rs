@@ -130,7 +130,8 @@ impl Netperf {
         }
     }
 
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("netperf", "instances", self.instances, 1, 4096)?;
         check("netperf", "duration_ms", self.duration_ms, 1, 600_000)?;
         check(
@@ -147,6 +148,11 @@ impl Netperf {
             TCP_RCVBUF
         };
         check("netperf", "send_size", self.send_size, 1, max_send)?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let kind = self.test.kind();
         let buffer = if kind == ChannelKind::Udp {
             UDP_RCVBUF

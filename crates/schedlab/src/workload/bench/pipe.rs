@@ -72,7 +72,8 @@ fn ping_pong(
 }
 
 impl PipeTest {
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("pipe-test", "loops", self.loops, 1, 100_000_000)?;
         check("pipe-test", "batches", self.batches, 1, 1000)?;
         check(
@@ -82,6 +83,11 @@ impl PipeTest {
             1,
             100_000_000,
         )?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let (loops, batches) = (self.loops, self.batches);
         let spec = ping_pong(
             &self.affinity,
@@ -159,8 +165,14 @@ fn perf_loops() -> u64 {
 }
 
 impl PerfBenchPipe {
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("perf bench sched pipe", "loops", self.loops, 1, 100_000_000)?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let loops = self.loops;
         let process = self.threaded.then_some(1);
         let spec = ping_pong(

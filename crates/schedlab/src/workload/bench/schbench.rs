@@ -82,7 +82,8 @@ const MSG: u64 = 8;
 const POST_NS: u64 = 500;
 
 impl Schbench {
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("schbench", "message_threads", self.message_threads, 1, 64)?;
         check("schbench", "workers", self.workers, 1, 1024)?;
         check(
@@ -103,15 +104,22 @@ impl Schbench {
         check("schbench", "sleep_us", self.sleep_us, 0, 1_000_000)?;
         check("schbench", "cputime_us", self.cputime_us, 1, 1_000_000)?;
         check("schbench", "rps", self.rps, 0, 10_000_000)?;
-        let (m, t) = (self.message_threads as usize, self.workers as usize);
-        // schbench divides -R among its message threads, rounding down.
-        let per_thread = (self.rps > 0).then(|| self.rps / m as u64);
-        if per_thread == Some(0) {
+        let m = self.message_threads;
+        if self.rps > 0 && self.rps / m == 0 {
             return Err(crate::error::Error::invalid(Concern::Workload, format!(
                 "schbench parameter rps is {}, below one request per second per message thread ({m}); use 0 for as fast as the workers go",
                 self.rps
             )));
         }
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
+        let (m, t) = (self.message_threads as usize, self.workers as usize);
+        // schbench divides -R among its message threads, rounding down
+        // (at least one each: `check`).
+        let per_thread = (self.rps > 0).then(|| self.rps / m as u64);
         let mut channels = Vec::new();
         let mut tasks = Vec::new();
         for mi in 0..m {

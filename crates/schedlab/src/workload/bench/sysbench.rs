@@ -185,7 +185,8 @@ impl Sysbench {
         rows
     }
 
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("sysbench", "threads", self.threads, 1, 4096)?;
         check("sysbench", "duration_ms", self.duration_ms, 1, 600_000)?;
         check(
@@ -195,6 +196,11 @@ impl Sysbench {
             0,
             self.duration_ms.saturating_sub(1),
         )?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         // Channels 0 and 1: commit requests to the log writer, and its
         // "flushed" notices; then the hot rows' locks.
         let mut channels = vec![
@@ -224,9 +230,11 @@ impl Sysbench {
             let (up, down) = (channels.len(), channels.len() + 1);
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
-            let mut client = Vec::new();
-            let mut server = Vec::new();
             let variants = if self.read_only { 1 } else { TXN_VARIANTS };
+            // Room for every transaction variant's instructions at once (a
+            // statement is 3 for the client, at most about 12 for the server).
+            let mut client = Vec::with_capacity(variants * (3 * statements.len() + 3));
+            let mut server = Vec::with_capacity(variants * (12 * statements.len() + 24));
             for t in 0..variants {
                 let locks: Vec<usize> = if self.read_only {
                     vec![]

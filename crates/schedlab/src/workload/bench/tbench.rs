@@ -127,7 +127,8 @@ fn cycle() -> Vec<&'static str> {
 }
 
 impl Tbench {
-    pub fn build(&self) -> Result<Built> {
+    /// The parameters' limits, without building the workload.
+    pub fn check(&self) -> Result<()> {
         check("tbench", "clients", self.clients, 1, 4096)?;
         check("tbench", "duration_ms", self.duration_ms, 1, 600_000)?;
         check(
@@ -137,6 +138,11 @@ impl Tbench {
             0,
             self.duration_ms.saturating_sub(1),
         )?;
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Built> {
+        self.check()?;
         let ops = cycle();
         let mut channels = Vec::new();
         let mut tasks = Vec::new();

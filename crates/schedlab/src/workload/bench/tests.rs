@@ -1310,3 +1310,35 @@ fn tbench_curve_counters() {
         );
     }
 }
+
+/// `check` (what an experiment's validation runs, instead of building
+/// every point) refuses exactly what `build` refuses, with the same words.
+#[test]
+fn a_generators_check_refuses_what_its_build_refuses() {
+    let cases = [
+        r#"{"kind":"hackbench","groups":0}"#,
+        r#"{"kind":"hackbench","groups":2,"datasize":70000}"#,
+        r#"{"kind":"lat_ctx","procs":1}"#,
+        r#"{"kind":"netperf","test":"UDP_RR","send_size":70000}"#,
+        r#"{"kind":"netperf","duration_ms":10,"warmup_ms":10}"#,
+        r#"{"kind":"pipe_test","loops":100000,"batches":2000}"#,
+        r#"{"kind":"perf_bench_pipe","loops":0}"#,
+        r#"{"kind":"schbench","message_threads":4,"rps":3}"#,
+        r#"{"kind":"schbench","message_threads":2,"workers":4}"#,
+        r#"{"kind":"sysbench","threads":5000}"#,
+        r#"{"kind":"tbench","clients":0}"#,
+        r#"{"kind":"tbench","clients":2}"#,
+    ];
+    let mut refused = 0;
+    for json in cases {
+        let b = bench(json);
+        let built = b.build().map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(b.check().map_err(|e| e.to_string()), built, "{json}");
+        refused += usize::from(built.is_err());
+    }
+    assert_eq!(refused, cases.len() - 2);
+    for name in crate::presets::names() {
+        let exp = crate::presets::get(name).unwrap();
+        assert!(exp.workload.check().is_ok(), "{name}");
+    }
+}
