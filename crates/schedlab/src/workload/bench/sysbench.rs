@@ -1,36 +1,53 @@
 //! sysbench OLTP: N client threads (one sysbench process), each with one
-//! connection to the database: MySQL runs a thread per connection in one
-//! process, PostgreSQL a backend process per connection. A transaction is
-//! BEGIN, 10 point selects, 4 range queries, (read-write: 2 updates, a
-//! delete, an insert,) COMMIT: each a synchronous round trip with server
-//! work. COMMIT also goes through one log writer that wakes every waiting
-//! committer when it flushes: one-to-many wakeups. Prints transactions per
-//! second and latency.
+//! connection to the database over loopback TCP: MySQL runs a thread per
+//! connection in one process, PostgreSQL a backend process per connection.
+//! A transaction is BEGIN, 10 point selects, 4 range queries, (read-write:
+//! 2 updates, a delete, an insert,) COMMIT: each a synchronous round trip
+//! with server work. Prints transactions per second and latency.
 //!
-//! The server's contention is structure: commits group behind one log
-//! flush (the log writer drains every queued commit request, flushes once,
-//! and releases that many committers), and the hot rows of sysbench's
-//! default distribution are row locks, each a channel of one token, held
-//! from the write statement to commit. MySQL's read-write transactions
+//! The server's contention is structure, each database's own. The hot rows
+//! of sysbench's default distribution are row locks, held from the write
+//! statement to the end of commit.
+//!
+//! MySQL: commits group behind one log flush (a log writer drains every
+//! queued commit request, flushes once, and releases that many committers
+//! at once: one-to-many wakeups); a row lock is a channel of one token, and
+//! read-write transactions
 //! also go through InnoDB's two global mutexes, which spin before they
 //! sleep (`spin_lock` with MySQL's defaults): lock_sys->mutex, taken to
 //! create each record lock (lock_rec_lock) and to release them all at
 //! commit (lock_trx_release_locks), and trx_sys->mutex, taken to open the
 //! read view (MVCC::view_open), to make the transaction read-write at its
 //! first write (trx_set_rw_mode) and at commit (trx_commit_in_memory's
-//! removal from the read-write list). Left out: conflicts on cold rows,
-//! deadlock detection (locks are taken in ascending row order instead),
-//! the other internal mutexes and rw-locks (buffer pool, log, index
-//! latches), PostgreSQL's LWLocks, and the buffer pool's I/O (the table
-//! fits in memory).
+//! removal from the read-write list).
+//!
+//! PostgreSQL 8.3 (one backend process per connection): every statement
+//! takes a snapshot, GetSnapshotData scanning every backend's PGPROC under
+//! ProcArrayLock held shared; every write inserts its WAL record under
+//! WALInsertLock; COMMIT inserts the commit record, flushes the WAL itself
+//! (XLogFlush under WALWriteLock: the backends queued behind a flush are
+//! woken one by one and find their records flushed), leaves the running
+//! set under ProcArrayLock held exclusive, and then releases its row
+//! locks. These are LWLocks (`lw_acquire`): a release wakes the queue's
+//! head, who competes again. A row lock is the lock manager's: the waiter
+//! queues on the tuple lock and the holder's transaction, and the holder's
+//! commit grants the next in line (a semaphore with one post, handed over
+//! in order, woken by a SysV semaphore: not a sync wakeup).
+//!
+//! Left out: conflicts on cold rows, deadlock detection (locks are taken
+//! in ascending row order instead), the other internal mutexes, rw-locks
+//! and LWLocks (buffer pool, index latches, PostgreSQL's buffer mapping
+//! and lock manager partitions), spinlocks' sleep on contention
+//! (PostgreSQL's s_lock sleeps 1 ms and more), and the buffer pool's I/O
+//! (the table fits in memory).
 
 use super::ops::{channel, check, compute, echo, mark, ms_to_ns, read, task, write, Built};
 use super::readout::{mark_rate, mark_stats, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
 use crate::workload::program::{
-    default_pauses_per_delay, default_spin_max_delay, default_spin_rounds, ChannelKind, Op,
-    SpinLockSpec, Time, WorkloadSpec,
+    default_pauses_per_delay, default_spin_max_delay, default_spin_rounds, ChannelKind,
+    LogFlushSpec, LwSpec, Op, SemSpec, SpinLockSpec, Time, WorkloadSpec,
 };
 use serde::{Deserialize, Serialize};
 
@@ -84,7 +101,8 @@ const WRITE: (u64, u64) = (25_000, 50);
 const TRIVIAL: (u64, u64) = (3_000, 20);
 const REQUEST_BYTES: u64 = 150;
 const CLIENT_NS: u64 = 4_000;
-/// The log writer's flush (fsync to a fast device).
+/// A log flush's write and sync (fsync to a fast device). An assumption:
+/// the seed boxes' storage is not published.
 const FLUSH_NS: u64 = 60_000;
 const SOCKET_BUFFER: u64 = 131_072;
 /// Process ids: the sysbench client threads, and the MySQL server.
@@ -123,6 +141,26 @@ const LOCK_SYS_RELEASE_NS: u64 = 1_000;
 /// serialisation number: about 4 lines.
 const TRX_SYS_NS: u64 = 300;
 
+/// PostgreSQL 8.3's LWLock sections, ns: estimates from the memory each
+/// touches, like InnoDB's above, not measured and not fitted. The machine
+/// is not known when a workload is built, so a line is priced as on the
+/// 2008 box the PostgreSQL seed ran on (`phoenix-2008`: 20 ns for a line
+/// in the shared L3, 100 across sockets).
+/// GetSnapshotData: the fixed part (the snapshot's header and its xmin
+/// bookkeeping, a few lines) ...
+const SNAPSHOT_BASE_NS: u64 = 200;
+/// ... and each backend's PGPROC entry read from the L3 (its xid and xmin
+/// share a line; the lines a backend wrote since the last scan are misses
+/// across sockets, not modelled).
+const SNAPSHOT_PER_BACKEND_NS: u64 = 20;
+/// ProcArrayEndTransaction: the backend's xid and xmin cleared and
+/// latestCompletedXid advanced, about 3 lines other CPUs read.
+const PROC_ARRAY_END_NS: u64 = 300;
+/// XLogInsert's section under WALInsertLock: the insert position and the
+/// record copied into the WAL buffers, about 5 lines last written by
+/// another backend.
+const WAL_INSERT_NS: u64 = 500;
+
 /// An InnoDB mutex taken as mutex_enter does: spin with MySQL's defaults,
 /// then wait on the sync array's event, which a release sets for every
 /// sleeper.
@@ -145,12 +183,122 @@ fn innodb_section(mutex: &str, ns: u64) -> Vec<Op> {
     ]
 }
 
-/// A lock as a channel of one token: acquire reads it, release writes it back.
+/// The channels before MySQL's row locks: the log writer's two.
+const MYSQL_ROWS: usize = 2;
+
+/// A MySQL row lock as a channel of one token: acquire reads it, release
+/// writes it back.
 fn acquire(lock: usize) -> Op {
     read(lock, LOCK_BYTES)
 }
 fn release(lock: usize) -> Op {
     write(lock, LOCK_BYTES)
+}
+
+/// A MySQL statement's server side before its work: the first select opens
+/// the read view, the first write makes the transaction read-write, every
+/// write creates its record locks and takes its rows.
+fn mysql_statement(server: &mut Vec<Op>, i: usize, write_index: Option<usize>, rows: &[usize]) {
+    if i == 1 || write_index == Some(0) {
+        server.extend(innodb_section("trx_sys", TRX_SYS_NS));
+    }
+    if write_index.is_some() {
+        server.extend(innodb_section("lock_sys", LOCK_SYS_CREATE_NS));
+    }
+    server.extend(rows.iter().map(|&r| acquire(MYSQL_ROWS + r)));
+}
+
+/// InnoDB's commit: trx_commit_in_memory takes the transaction off the
+/// read-write list, then lock_trx_release_locks grants (wakes) the row
+/// locks' waiters under lock_sys->mutex, before
+/// trx_commit_complete_for_mysql waits for the log writer's flush.
+fn mysql_commit(server: &mut Vec<Op>, rows: &[usize]) {
+    server.extend(innodb_section("trx_sys", TRX_SYS_NS));
+    server.extend([
+        innodb_enter("lock_sys"),
+        Op::Compute(Time::fixed(LOCK_SYS_RELEASE_NS)),
+    ]);
+    server.extend(rows.iter().rev().map(|&r| release(MYSQL_ROWS + r)));
+    server.push(Op::Unlock("lock_sys".into()));
+    server.extend([write(0, 1), read(1, 1)]);
+}
+
+const PROC_ARRAY: &str = "ProcArrayLock";
+const WAL_INSERT: &str = "WALInsertLock";
+const WAL_WRITE: &str = "WALWriteLock";
+const WAL: &str = "wal";
+
+fn row_lock(row: usize) -> String {
+    format!("row{row}")
+}
+
+fn sem_post(sem: &str) -> Op {
+    Op::SemPost(SemSpec {
+        sem: sem.into(),
+        sync: false,
+        free: false,
+    })
+}
+
+fn sem_wait(sem: &str) -> Op {
+    Op::SemWait(SemSpec {
+        sem: sem.into(),
+        sync: false,
+        free: false,
+    })
+}
+
+/// A section of `ns` under an LWLock.
+fn lw_section(lock: &str, shared: bool, ns: u64) -> [Op; 3] {
+    [
+        Op::LwAcquire(LwSpec {
+            lock: lock.into(),
+            shared,
+        }),
+        Op::Compute(Time::fixed(ns)),
+        Op::LwRelease(lock.into()),
+    ]
+}
+
+/// XLogInsert: a WAL record appended under WALInsertLock.
+fn wal_insert(server: &mut Vec<Op>) {
+    let [take, work, give] = lw_section(WAL_INSERT, false, WAL_INSERT_NS);
+    server.extend([take, work, Op::LogAppend(WAL.into()), give]);
+}
+
+/// A PostgreSQL statement's server side before its work: a snapshot for
+/// every statement but BEGIN (read committed), and for a write its row
+/// locks and its WAL record.
+fn pgsql_statement(
+    server: &mut Vec<Op>,
+    i: usize,
+    write_index: Option<usize>,
+    rows: &[usize],
+    backends: u64,
+) {
+    if i > 0 {
+        let scan = SNAPSHOT_BASE_NS + SNAPSHOT_PER_BACKEND_NS * backends;
+        server.extend(lw_section(PROC_ARRAY, true, scan));
+    }
+    if write_index.is_some() {
+        server.extend(rows.iter().map(|&r| sem_wait(&row_lock(r))));
+        wal_insert(server);
+    }
+}
+
+/// CommitTransaction (8.3): RecordTransactionCommit inserts the commit
+/// record and flushes the WAL up to it (XLogFlush), ProcArrayEndTransaction
+/// takes the transaction out of the running set, and the lock manager then
+/// releases its row locks to the next waiters.
+fn pgsql_commit(server: &mut Vec<Op>, rows: &[usize]) {
+    wal_insert(server);
+    server.push(Op::LogFlush(LogFlushSpec {
+        log: WAL.into(),
+        lock: WAL_WRITE.into(),
+        io: Time::fixed(FLUSH_NS),
+    }));
+    server.extend(lw_section(PROC_ARRAY, false, PROC_ARRAY_END_NS));
+    server.extend(rows.iter().rev().map(|&r| sem_post(&row_lock(r))));
 }
 
 impl Sysbench {
@@ -201,48 +349,60 @@ impl Sysbench {
 
     pub fn build(&self) -> Result<Built> {
         self.check()?;
-        // Channels 0 and 1: commit requests to the log writer, and its
-        // "flushed" notices; then the hot rows' locks.
-        let mut channels = vec![
-            channel(ChannelKind::Unix, 65_536),
-            channel(ChannelKind::Unix, 65_536),
-        ];
-        let rows = channels.len();
+        let read_write = !self.read_only;
+        let mut channels = Vec::new();
         let mut tasks = Vec::new();
-        if !self.read_only {
-            channels.extend((0..HOT_ROWS).map(|_| channel(ChannelKind::Pipe, LOCK_BYTES)));
-            // Start-up puts each lock's token in place; then group commit:
-            // take every commit request queued (one byte each), flush once,
-            // release as many committers as the flush covered.
-            let mut writer: Vec<Op> = (rows..rows + HOT_ROWS).map(release).collect();
-            writer.push(Op::Forever(vec![
-                read(0, self.threads),
-                Op::Sleep(Time::fixed(FLUSH_NS)),
-                mark("flush"),
-                echo(1, self.threads),
-            ]));
-            let mut w = task("logwriter".into(), &self.affinity, writer);
-            w.process = (self.db == Database::Mysql).then_some(MYSQL_PROCESS);
-            tasks.push(w);
+        match self.db {
+            // Channels 0 and 1: commit requests to the log writer, and its
+            // "flushed" notices; then the hot rows' locks.
+            Database::Mysql => {
+                channels.extend([
+                    channel(ChannelKind::Unix, 65_536),
+                    channel(ChannelKind::Unix, 65_536),
+                ]);
+                if read_write {
+                    channels.extend((0..HOT_ROWS).map(|_| channel(ChannelKind::Pipe, LOCK_BYTES)));
+                    // Start-up puts each lock's token in place; then group
+                    // commit: take every commit request queued (one byte
+                    // each), flush once, release as many committers as the
+                    // flush covered.
+                    let mut writer: Vec<Op> =
+                        (MYSQL_ROWS..MYSQL_ROWS + HOT_ROWS).map(release).collect();
+                    writer.push(Op::Forever(vec![
+                        read(0, self.threads),
+                        Op::Sleep(Time::fixed(FLUSH_NS)),
+                        mark("flush"),
+                        echo(1, self.threads),
+                    ]));
+                    let mut w = task("logwriter".into(), &self.affinity, writer);
+                    w.process = Some(MYSQL_PROCESS);
+                    tasks.push(w);
+                }
+            }
+            // The postmaster starts with every row unlocked (one post
+            // each) and leaves.
+            Database::Pgsql if read_write => {
+                let unlocked = (0..HOT_ROWS).map(|r| sem_post(&row_lock(r))).collect();
+                tasks.push(task("postmaster".into(), &self.affinity, unlocked));
+            }
+            Database::Pgsql => {}
         }
         let statements = self.statements();
         for c in 0..self.threads as usize {
             let (up, down) = (channels.len(), channels.len() + 1);
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
-            let variants = if self.read_only { 1 } else { TXN_VARIANTS };
+            let variants = if read_write { TXN_VARIANTS } else { 1 };
             // Room for every transaction variant's instructions at once (a
             // statement is 3 for the client, at most about 12 for the server).
             let mut client = Vec::with_capacity(variants * (3 * statements.len() + 3));
             let mut server = Vec::with_capacity(variants * (12 * statements.len() + 24));
             for t in 0..variants {
-                let locks: Vec<usize> = if self.read_only {
-                    vec![]
+                let rows = if read_write {
+                    Self::hot_rows(c, t)
                 } else {
-                    Self::hot_rows(c, t).into_iter().map(|r| rows + r).collect()
+                    vec![]
                 };
-                let first_write = statements.len() - 4;
-                let innodb = self.db == Database::Mysql && !self.read_only;
                 for (i, &(work, reply)) in statements.iter().enumerate() {
                     client.extend([
                         compute(CLIENT_NS, 30),
@@ -250,56 +410,34 @@ impl Sysbench {
                         read(down, reply),
                     ]);
                     server.push(read(up, REQUEST_BYTES));
-                    if innodb {
-                        // The first select opens the read view, the first
-                        // write makes the transaction read-write, every
-                        // write creates its record lock.
-                        if i == 1 || i == first_write {
-                            server.extend(innodb_section("trx_sys", TRX_SYS_NS));
-                        }
-                        if i >= first_write {
-                            server.extend(innodb_section("lock_sys", LOCK_SYS_CREATE_NS));
-                        }
-                    }
                     // The writes lock their rows (two-phase locking: held
                     // to the end of the transaction), spread over the
                     // write statements in ascending order.
-                    if !self.read_only && i >= first_write {
-                        let k = i - first_write;
-                        server.extend(
-                            locks
-                                .iter()
-                                .enumerate()
-                                .filter(|&(j, _)| j * 4 / locks.len().max(1) == k)
-                                .map(|(_, &l)| acquire(l)),
-                        );
+                    let write_index = i.checked_sub(statements.len() - 4).filter(|_| read_write);
+                    let locked: Vec<usize> = write_index.map_or(vec![], |k| {
+                        (0..rows.len())
+                            .filter(|&j| j * 4 / rows.len() == k)
+                            .map(|j| rows[j])
+                            .collect()
+                    });
+                    match self.db {
+                        Database::Mysql if read_write => {
+                            mysql_statement(&mut server, i, write_index, &locked)
+                        }
+                        Database::Mysql => {}
+                        Database::Pgsql => {
+                            pgsql_statement(&mut server, i, write_index, &locked, self.threads)
+                        }
                     }
                     server.extend([compute(work, 40), write(down, reply)]);
                 }
-                // COMMIT: one more round trip; read-write transactions wait
-                // for the log flush. InnoDB releases the row locks in
-                // trx_commit_in_memory, before trx_commit_complete_for_mysql
-                // waits for the log; PostgreSQL's CommitTransaction flushes
-                // the WAL (RecordTransactionCommit) and then releases them.
+                // COMMIT: one more round trip.
                 client.extend([write(up, REQUEST_BYTES), read(down, TRIVIAL.1), mark("txn")]);
                 server.extend([read(up, REQUEST_BYTES), compute(TRIVIAL.0, 40)]);
-                if !self.read_only {
-                    let released = locks.iter().rev().map(|&l| release(l));
-                    if self.db == Database::Mysql {
-                        // trx_commit_in_memory: off the read-write list,
-                        // then lock_trx_release_locks, which grants (wakes)
-                        // the waiters under lock_sys->mutex.
-                        server.extend(innodb_section("trx_sys", TRX_SYS_NS));
-                        server.extend([
-                            innodb_enter("lock_sys"),
-                            Op::Compute(Time::fixed(LOCK_SYS_RELEASE_NS)),
-                        ]);
-                        server.extend(released);
-                        server.push(Op::Unlock("lock_sys".into()));
-                        server.extend([write(0, 1), read(1, 1)]);
-                    } else {
-                        server.extend([write(0, 1), read(1, 1)]);
-                        server.extend(released);
+                if read_write {
+                    match self.db {
+                        Database::Mysql => mysql_commit(&mut server, &rows),
+                        Database::Pgsql => pgsql_commit(&mut server, &rows),
                     }
                 }
                 server.push(write(down, TRIVIAL.1));
@@ -351,34 +489,41 @@ impl Sysbench {
         let text = format!(
             "SQL statistics:\n    transactions:                        {txns:<6} ({tps:.2} per sec.)\nLatency (ms):\n         min:                              {min:>8.2}\n         avg:                              {avg:>8.2}\n         max:                              {max:>8.2}\n         95th percentile:                  {p95:>8.2}\n"
         );
-        // The server's contention: waits for a row lock (blocked reads of
-        // a lock channel) and commits per log flush, per transaction.
-        let per_txn = |n: u64| {
-            if txns > 0 {
-                n as f64 / txns as f64
-            } else {
-                0.0
+        // The server's contention: waits for a row lock per transaction,
+        // and commits per log flush.
+        let ratio = |n: u64, d: u64| if d > 0 { n as f64 / d as f64 } else { 0.0 };
+        let per_txn = |n: u64| ratio(n, txns);
+        let (lock_waits_per_txn, commits_per_flush) = match self.db {
+            Database::Mysql => {
+                let lock_waits: u64 = out
+                    .channels
+                    .iter()
+                    .skip(MYSQL_ROWS)
+                    .take(if self.read_only { 0 } else { HOT_ROWS })
+                    .map(|c| c.reader_blocks)
+                    .sum();
+                let flushes = mark_stats(out, "flush").map_or(0, |m| m.count);
+                (per_txn(lock_waits), ratio(txns, flushes))
             }
-        };
-        let lock_waits: u64 = out
-            .channels
-            .iter()
-            .skip(2)
-            .take(if self.read_only { 0 } else { HOT_ROWS })
-            .map(|c| c.reader_blocks)
-            .sum();
-        let flushes = mark_stats(out, "flush").map_or(0, |m| m.count);
-        let commits_per_flush = if flushes > 0 {
-            txns as f64 / flushes as f64
-        } else {
-            0.0
+            // Over the whole run, from the counters: every commit's flush
+            // either writes or finds its record covered, and the only
+            // semaphores are the row locks.
+            Database::Pgsql => {
+                let counter = |name: &str| out.counters.get(name).copied().unwrap_or(0);
+                let flushes = counter("log.flushes");
+                let commits = flushes + counter("log.covered");
+                (
+                    ratio(counter("futex.wait"), commits),
+                    ratio(commits, flushes),
+                )
+            }
         };
         Report {
             value: tps,
             series: vec![],
             details: vec![
                 ("latency_p95_ms", p95),
-                ("lock_waits_per_txn", per_txn(lock_waits)),
+                ("lock_waits_per_txn", lock_waits_per_txn),
                 ("commits_per_flush", commits_per_flush),
             ],
             text,

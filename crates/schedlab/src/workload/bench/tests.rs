@@ -985,7 +985,7 @@ fn postgres_backends_are_processes_mysql_connections_threads() {
     // MySQL: the log writer and connection threads share one address space.
     let my = servers("mysql");
     assert!(my.iter().all(|p| p.is_some() && *p == my[0]), "{my:?}");
-    // PostgreSQL: each backend (and the WAL writer) a process of its own,
+    // PostgreSQL: each backend (and the postmaster) a process of its own,
     // so switching between them pays the process switch.
     assert!(servers("pgsql").iter().all(Option::is_none));
 }
@@ -1163,6 +1163,79 @@ fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
     assert_eq!(sections("mysql", false), (3 * 16, 5 * 16));
     assert_eq!(sections("mysql", true), (0, 0));
     assert_eq!(sections("pgsql", false), (0, 0));
+}
+
+/// PostgreSQL 8.3's transaction (issue 35): a snapshot under ProcArrayLock
+/// (shared) for every statement but BEGIN, a WAL record under
+/// WALInsertLock for each write and the commit, the backend's own WAL
+/// flush (XLogFlush under WALWriteLock), ProcArrayLock exclusive at
+/// commit; MySQL takes none of them.
+#[test]
+fn postgres_8_3_transactions_take_its_lwlocks_and_flush_the_wal_themselves() {
+    let lwlocks = |db: &str, read_only: bool| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
+        ));
+        let built = b.build().unwrap();
+        let server = built
+            .spec
+            .tasks
+            .iter()
+            .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
+            .unwrap()
+            .clone();
+        let Op::Forever(body) = &server.program[0] else {
+            panic!("{:?}", server.program)
+        };
+        let mut n = std::collections::BTreeMap::new();
+        for op in body {
+            let key = match op {
+                Op::LwAcquire(x) => format!(
+                    "{} {}",
+                    x.lock,
+                    if x.shared { "shared" } else { "exclusive" }
+                ),
+                Op::LogFlush(x) => format!("flush {} under {}", x.log, x.lock),
+                _ => continue,
+            };
+            *n.entry(key).or_insert(0) += 1;
+        }
+        n.into_iter().collect::<Vec<(String, usize)>>()
+    };
+    let owned = |v: &[(&str, usize)]| {
+        v.iter()
+            .map(|&(k, n)| (k.to_string(), n))
+            .collect::<Vec<_>>()
+    };
+    // 16 transaction variants per connection, 19 statements each.
+    assert_eq!(
+        lwlocks("pgsql", false),
+        owned(&[
+            ("ProcArrayLock exclusive", 16),
+            ("ProcArrayLock shared", 18 * 16),
+            ("WALInsertLock exclusive", 5 * 16),
+            ("flush wal under WALWriteLock", 16),
+        ])
+    );
+    assert_eq!(
+        lwlocks("pgsql", true),
+        owned(&[("ProcArrayLock shared", 14)])
+    );
+    assert!(lwlocks("mysql", false).is_empty());
+
+    // Run: committers queue on WALWriteLock behind a flush and find their
+    // records covered, more of them as connections grow.
+    let per_flush = |threads: u64| {
+        let b = bench(&format!(
+            r#"{{"kind":"sysbench","threads":{threads},"db":"pgsql","duration_ms":40,"warmup_ms":5}}"#
+        ));
+        let (out, r) = run("desktop-8c", Era::V6_5, &b);
+        assert!(out.counters.get("log.flushes").copied().unwrap_or(0) > 0);
+        detail(&r, "commits_per_flush")
+    };
+    let (few, many) = (per_flush(1), per_flush(32));
+    assert_eq!(few, 1.0);
+    assert!(many > 1.5, "32 connections: {many} commits per flush");
 }
 
 /// Issue 18 item 5: where WA_WEIGHT's time goes in hackbench -g 20 run
