@@ -1,10 +1,10 @@
 // Workloads of your own: a benchmark edited as a custom workload (errors at
 // line and column, kept in the link), a pasted rt-app file, and the
-// wakeup-latency CDF drawn per variant.
+// wakeup-latency CDF drawn per variant, and a scheduler trace replayed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { useBrowser, openPage, runToEnd, field, screenshots } from './harness.mjs';
+import { useBrowser, openPage, runToEnd, field, screenshots, screenshot, root } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -89,6 +89,35 @@ test('a pasted rt-app file runs its tasks; what is not modelled is refused at th
   const program = field('workload.program');
   await page.waitForSelector(program);
   assert.match(await page.inputValue(program), /"video\.slack"/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a scheduler trace, chosen or dropped, imports in a worker with progress and runs as any experiment', async () => {
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'kvm-pipe-test-pinning');
+  const fixture = path.join(root, 'crates/schedlab/tests/traces/pipe-pingpong.txt.gz');
+  await page.setInputFiles('#trace-file', fixture);
+  await page.waitForFunction(() => /^Imported /.test(document.querySelector('#notice')?.textContent ?? ''));
+  const notice = await page.textContent('#notice');
+  assert.match(notice, /^Imported \d+ tasks in \d+ groups over [\d.]+ ms: sched-pipe x2 /);
+  const program = field('workload.program');
+  assert.match(await page.inputValue(program), /"sched-pipe-\d+"/, 'the replay\'s tasks are the workload');
+  assert.equal(await page.$('#trace-reading'), null, 'no reading line once done');
+  await screenshot(page, 'trace-imported');
+  const results = await runToEnd(page);
+  assert.ok(results.rows[0].values[results.variants[0]] > 0);
+
+  // Dropped on the panel, a file that is no trace is refused at the field, in words.
+  const dropped = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['hello\n'], 'notes.txt', { type: 'text/plain' }));
+    return dt;
+  });
+  await page.dispatchEvent('#workload-panel', 'drop', { dataTransfer: dropped });
+  const refused = await page.waitForSelector(`label:has(${field('workload.trace')}) .field-error`);
+  assert.match(await refused.textContent(), /^notes\.txt: no scheduler events in 1 lines/);
+  assert.match(await page.inputValue(program), /"sched-pipe-\d+"/, 'a refused file changes nothing');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -191,7 +191,7 @@ fn loader_url() -> Result<String, String> {
 }
 
 /// A JavaScript exception's message, not its debug form.
-fn js_words(e: &JsValue) -> String {
+pub fn js_words(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())

@@ -12,9 +12,17 @@ pub enum Request {
     /// Run the start of some of the experiment's points for about
     /// `budget_ms` in all, for an estimate of the run ([`schedlab::estimate`]).
     Probe { experiment: String, budget_ms: f64 },
+    /// The experiment's benchmark as the custom workload it builds
+    /// ([`schedlab::workload::bench::Benchmark::to_custom`]).
+    ToCustom { experiment: String },
     /// Import an rt-app file as a custom workload
     /// ([`schedlab::workload::rtapp::import`]).
     ImportRtapp { text: String },
+    /// Import a scheduler trace ([`schedlab::recording::import`]), gzipped
+    /// or not, from a URL the worker can read (the page's object URL of a
+    /// dropped file), recorded on the machine of `experiment` (its JSON):
+    /// that machine's switch and wakeup costs come off the recorded runs.
+    ImportTrace { url: String, experiment: String },
 }
 
 /// A point's outcome as a worker sends it: with the bits of its floats
@@ -80,9 +88,15 @@ pub enum Response<O = SentOutcome> {
         events_per_sec: f64,
     },
     /// An imported workload: the custom workload's JSON, as the
-    /// experiment holds it.
+    /// experiment holds it, and a line on what it holds.
     Imported {
         workload: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        summary: String,
+    },
+    /// Bytes of a trace read so far.
+    Reading {
+        bytes: u64,
     },
     Failed {
         error: String,

@@ -4,7 +4,9 @@ use crate::protocol::{Request, Response};
 use schedlab::error::Concern;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment};
-use schedlab::workload::bench::Benchmark;
+use schedlab::recording::{self, figures::Figures, workload::Overheads};
+use schedlab::workload::bench::{Benchmark, Custom};
+use std::io::BufReader;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -36,6 +38,7 @@ pub fn listen() {
                         }
                     },
                     &js_sys::Date::now,
+                    &fetch_bytes,
                 )
             }
             Err(err) => Response::Failed {
@@ -54,13 +57,24 @@ pub fn listen() {
     let _ = scope.post_message(&JsValue::from_str(&text));
 }
 
+/// A URL's bytes, read synchronously (a worker may: it blocks no page).
+fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let words = |e: JsValue| format!("cannot read the file: {}", crate::pool::js_words(&e));
+    let xhr = web_sys::XmlHttpRequest::new().map_err(words)?;
+    xhr.open_with_async("GET", url, false).map_err(words)?;
+    xhr.set_response_type(web_sys::XmlHttpRequestResponseType::Arraybuffer);
+    xhr.send().map_err(words)?;
+    Ok(js_sys::Uint8Array::new(&xhr.response().map_err(words)?).to_vec())
+}
+
 /// The worker's work, kept free of web types so it is tested natively.
-/// `progress` receives progress messages while a point runs; `now_ms` is
-/// the clock a probe is timed by.
+/// `progress` receives progress messages while a point runs or a trace is
+/// read; `now_ms` is the clock a probe is timed by; `fetch` reads a URL.
 pub fn handle(
     req: Request,
     progress: &mut dyn FnMut(Response),
     now_ms: &dyn Fn() -> f64,
+    fetch: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Response {
     let result = match req {
         Request::RunPoint { experiment, index } => run_point(&experiment, index, progress),
@@ -68,7 +82,14 @@ pub fn handle(
             experiment,
             budget_ms,
         } => probe(&experiment, budget_ms, now_ms),
+        Request::ToCustom { experiment } => Experiment::from_json(&experiment)
+            .and_then(|exp| exp.workload.to_custom())
+            .map(|custom| imported(custom, String::new())),
         Request::ImportRtapp { text } => import_rtapp(&text),
+        Request::ImportTrace { url, experiment } => match fetch(&url) {
+            Ok(bytes) => import_trace(&bytes, &experiment, progress),
+            Err(error) => return Response::Failed { error },
+        },
     };
     result.unwrap_or_else(|e| Response::Failed {
         error: e.to_string(),
@@ -77,10 +98,39 @@ pub fn handle(
 
 fn import_rtapp(text: &str) -> schedlab::Result<Response> {
     let import = schedlab::workload::rtapp::import(text)?;
-    let workload = Benchmark::Custom(import.workload);
-    Ok(Response::Imported {
+    Ok(imported(import.workload, String::new()))
+}
+
+fn imported(workload: Custom, summary: String) -> Response {
+    let workload = Benchmark::Custom(workload);
+    Response::Imported {
         workload: serde_json::to_string(&workload).expect("a workload serialises"),
-    })
+        summary,
+    }
+}
+
+/// A scheduler trace's bytes (gzipped or not) as a replay, its switch and
+/// wakeup costs taken off as the machine of `experiment` (its JSON) has them.
+fn import_trace(
+    bytes: &[u8],
+    experiment: &str,
+    progress: &mut dyn FnMut(Response),
+) -> schedlab::Result<Response> {
+    let machine = Experiment::from_json(experiment)?.machine.spec()?;
+    let recorded_on = Overheads::of(&machine.costs);
+    let mut reading = |bytes: u64| progress(Response::Reading { bytes });
+    let import = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::read::GzDecoder::new(bytes);
+        recording::import(BufReader::new(gz), recorded_on, &mut reading)
+    } else {
+        recording::import(bytes, recorded_on, &mut reading)
+    }
+    .map_err(|e| e.about(Concern::Import))?;
+    let summary = format!(
+        "Imported {}",
+        Figures::of_recording(&import.recording).summary()
+    );
+    Ok(imported(Custom::replay(import.workload), summary))
 }
 
 fn run_point(
@@ -147,6 +197,63 @@ fn probe(json: &str, budget_ms: f64, now_ms: &dyn Fn() -> f64) -> schedlab::Resu
 mod tests {
     use super::*;
 
+    fn no_fetch(url: &str) -> Result<Vec<u8>, String> {
+        panic!("fetched {url}")
+    }
+
+    /// A trace fixture (gzipped, as recorded) imports in the worker as
+    /// the CLI imports it: the same workload, a line on its tasks, and
+    /// progress as it reads; a file that is not a trace is refused in words.
+    #[test]
+    fn a_dropped_trace_imports_in_the_worker_as_the_cli_imports_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../crates/schedlab/tests/traces/pipe-pingpong.txt.gz"
+        );
+        let exp = schedlab::presets::get("kvm-pipe-test-pinning").unwrap();
+        assert_eq!(exp.machine.spec().unwrap().name, "kvm-2vcpu");
+        let experiment = serde_json::to_string(&exp).unwrap();
+        let fetch = |url: &str| std::fs::read(url).map_err(|e| e.to_string());
+        let mut readings = 0;
+        let resp = handle(
+            Request::ImportTrace {
+                url: path.into(),
+                experiment: experiment.clone(),
+            },
+            &mut |r| readings += u64::from(matches!(r, Response::Reading { .. })),
+            &|| 0.0,
+            &fetch,
+        );
+        let Response::Imported { workload, summary } = resp else {
+            panic!("{resp:?}")
+        };
+        let spec = schedlab::topology::preset("kvm-2vcpu").unwrap();
+        let gz = flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap());
+        let cli =
+            recording::import(BufReader::new(gz), Overheads::of(&spec.costs), &mut |_| {}).unwrap();
+        let expected = Benchmark::Custom(Custom::replay(cli.workload));
+        assert_eq!(workload, serde_json::to_string(&expected).unwrap());
+        assert!(
+            summary.starts_with("Imported ") && summary.contains(" tasks in "),
+            "{summary}"
+        );
+        assert!(readings > 0);
+
+        let bad = handle(
+            Request::ImportTrace {
+                url: "not a trace".into(),
+                experiment,
+            },
+            &mut |_| {},
+            &|| 0.0,
+            &|_| Ok(b"hello world\n".to_vec()),
+        );
+        assert!(
+            matches!(&bad, Response::Failed { error } if error.starts_with("no scheduler events in 1 lines")),
+            "{bad:?}"
+        );
+    }
+
     #[test]
     fn a_point_run_in_the_worker_equals_the_core_run() {
         let exp = schedlab::presets::get("kvm-pipe-test-pinning").unwrap();
@@ -159,6 +266,7 @@ mod tests {
             },
             &mut |_| progress += 1,
             &|| 0.0,
+            &no_fetch,
         );
         let expected = experiment::run_point(&exp.points().unwrap()[1], &mut |_| true).unwrap();
         assert_eq!(
@@ -176,6 +284,7 @@ mod tests {
             },
             &mut |_| {},
             &|| 0.0,
+            &no_fetch,
         );
         assert!(matches!(missing, Response::Failed { error } if error.contains("no point 9")));
     }
@@ -202,6 +311,7 @@ mod tests {
                 clock.set(clock.get() + 1.0);
                 clock.get()
             },
+            &no_fetch,
         );
         let Response::Probed {
             events,

@@ -382,14 +382,7 @@ impl Experiment {
         machine: &str,
     ) -> Result<Experiment> {
         let description = "Replayed from a scheduler trace: each task runs what it ran in the recording and wakes whom it woke; the policy places.";
-        let custom = crate::workload::bench::Custom {
-            duration_ms: None,
-            warmup_ms: 0,
-            metric: Default::default(),
-            mark: None,
-            channels: workload.channels,
-            tasks: workload.tasks,
-        };
+        let custom = crate::workload::bench::Custom::replay(workload);
         Experiment::imported(name, description, machine, custom)
     }
 

@@ -28,7 +28,7 @@ fn render(ed: &Editor) -> VNode {
     html! {
         <>
             { machine::view(&form, "", Callback::noop()) }
-            { workload::view(&form) }
+            { workload::view(&form, None, Callback::noop()) }
             { kernel::view(&form) }
         </>
     }
@@ -131,10 +131,14 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
             imported: Ok(text()),
         }
         .into(),
+        WorkloadEdit::Trace {
+            imported: Err(text()),
+        }
+        .into(),
     ];
     edits.push(match exp.workload {
         schedlab::workload::bench::Benchmark::Custom(_) => WorkloadEdit::Program(text()).into(),
-        _ => WorkloadEdit::ToCustom.into(),
+        _ => WorkloadEdit::ToCustom(Ok(text())).into(),
     });
     if let MachineRef::Spec(spec) = &exp.machine {
         {
@@ -270,14 +274,15 @@ fn kind(e: &Edit) -> &'static str {
             WorkloadEdit::Seed(_) => "seed",
             WorkloadEdit::Repeats(_) => "repeats",
             WorkloadEdit::Program(_) => "program",
-            WorkloadEdit::ToCustom => "to custom",
+            WorkloadEdit::ToCustom(_) => "to custom",
             WorkloadEdit::RtApp { .. } => "rtapp",
+            WorkloadEdit::Trace { .. } => "trace",
         },
     }
 }
 
 /// Every kind of edit made at a field of a panel.
-const KINDS: [&str; 24] = [
+const KINDS: [&str; 25] = [
     "machine preset",
     "machine custom",
     "lscpu",
@@ -302,6 +307,7 @@ const KINDS: [&str; 24] = [
     "program",
     "to custom",
     "rtapp",
+    "trace",
 ];
 
 /// Editors that between them show every kind of field: each preset (every
@@ -311,10 +317,9 @@ fn editors() -> Vec<Editor> {
     let lscpu = "0,0,0,0,,0,0,0,0\n1,1,0,0,,1,1,1,0\n2,0,0,0,,0,0,0,0\n3,1,0,0,,1,1,1,0\n";
     let imported = edit(hand_built(), MachineEdit::ImportLscpu(lscpu.into()).into());
     assert!(imported.is_valid(), "{:?}", imported.field_errors);
-    let custom = edit(
-        Editor::preset("retune-pipe-test"),
-        WorkloadEdit::ToCustom.into(),
-    );
+    let mut exp = Editor::preset("retune-pipe-test").experiment;
+    exp.workload = schedlab::workload::bench::Benchmark::Custom(exp.workload.to_custom().unwrap());
+    let custom = Editor::new(exp);
     assert!(custom.is_valid(), "{:?}", custom.field_errors);
     eds.extend([hand_built(), imported, custom]);
     eds

@@ -11,10 +11,18 @@ use yew::prelude::*;
 
 #[function_component]
 pub fn WorkloadPanel(props: &Props) -> Html {
-    view(&Form::of(&props.editor))
+    // How far a trace's import has got, while a worker reads it.
+    let reading = use_state(|| None::<String>);
+    let set_reading = {
+        let reading = reading.clone();
+        Callback::from(move |s| reading.set(s))
+    };
+    view(&Form::of(&props.editor), reading.as_deref(), set_reading)
 }
 
-pub fn view(form: &Form) -> Html {
+/// The panel; `reading` says how far a trace's import has got, and
+/// `set_reading` is told as it goes.
+pub fn view(form: &Form, reading: Option<&str>, set_reading: Callback<Option<String>>) -> Html {
     let exp = &form.editor.experiment;
     let bench = &exp.workload;
     let values = schedlab::json_path::value_of(bench);
@@ -28,11 +36,14 @@ pub fn view(form: &Form) -> Html {
         .map(|p| param(form, p, &values[p.name]));
     let overrides = (0..exp.variants.len()).map(|i| variant_changes(form, i));
     html! {
-        <section class="panel" id="workload-panel" aria-labelledby="workload-h">
+        <section class="panel" id="workload-panel" aria-labelledby="workload-h"
+            ondragover={Callback::from(|e: DragEvent| e.prevent_default())}
+            ondrop={on_drop(form, &set_reading)}>
             <h2 id="workload-h">{ "Workload" }</h2>
             { fields::select(form, html! { "Benchmark" }, kinds, bench.kind(), WorkloadEdit::Kind) }
             <div class="grid-fields">{ for params }</div>
             { program(form, bench) }
+            { trace(form, reading, &set_reading) }
             <h3>{ "Per variant" }</h3>
             <div class="variant-changes-all">{ for overrides }</div>
             <h3>{ "Sweep" }</h3>
@@ -71,7 +82,7 @@ fn program(form: &Form, bench: &Benchmark) -> Html {
         return html! {
             <>
                 <div class="actions">
-                    <button class="secondary" id="to-custom" onclick={form.on(WorkloadEdit::ToCustom)}>{ "Edit as custom workload" }</button>
+                    <button class="secondary" id="to-custom" onclick={to_custom(form)}>{ "Edit as custom workload" }</button>
                 </div>
                 { rtapp }
             </>
@@ -260,4 +271,69 @@ fn variant_changes(form: &Form, i: usize) -> Html {
             </details>
         </fieldset>
     }
+}
+
+/// What starts a trace file's import in a worker, recorded on the
+/// experiment's machine (its switch and wakeup costs come off the runs).
+fn trace_importer(form: &Form, set_reading: &Callback<Option<String>>) -> Callback<web_sys::File> {
+    let machine = form.editor.experiment.machine.clone();
+    let (edit, set_reading) = (form.edit.clone(), set_reading.clone());
+    Callback::from(move |file: web_sys::File| {
+        set_reading.emit(Some(format!("Reading {}...", file.name())));
+        // The worker reads the machine from an experiment: the default one
+        // on this machine, not the edited one, which may be large.
+        let on_machine = schedlab::experiment::Experiment {
+            machine: machine.clone(),
+            ..crate::state::default_experiment()
+        };
+        let json = serde_json::to_string(&on_machine).expect("an experiment serialises");
+        crate::app::import::trace(file, json, edit.clone(), set_reading.clone());
+    })
+}
+
+/// A file dropped anywhere on the panel is read as a trace.
+fn on_drop(form: &Form, set_reading: &Callback<Option<String>>) -> Callback<DragEvent> {
+    let import = trace_importer(form, set_reading);
+    Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        if let Some(file) = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
+            import.emit(file);
+        }
+    })
+}
+
+/// A scheduler trace to replay: a file input (or a drop on the panel),
+/// how far its import has got, and its error.
+fn trace(form: &Form, reading: Option<&str>, set_reading: &Callback<Option<String>>) -> Html {
+    let field = FieldId::Trace;
+    let ed = form.editor;
+    let import = trace_importer(form, set_reading);
+    let on_file = Callback::from(move |e: Event| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            import.emit(file);
+        }
+    });
+    html! {
+        <label class={classes!("field", ed.error_at(&field).is_some().then_some("invalid"))}>
+            <span class="label">{ "Replay a scheduler trace (perf script of perf sched record, .txt or .gz; or drop it on this panel)" }</span>
+            <input type="file" id="trace-file" data-field={field.to_string()} accept=".txt,.gz,text/plain,application/gzip" onchange={on_file} />
+            if let Some(r) = reading { <small id="trace-reading" role="status">{ r }</small> }
+            if let Some(e) = ed.error_at(&field) { <small class="field-error" role="alert">{ e.to_string() }</small> }
+        </label>
+    }
+}
+
+/// "Edit as custom workload": a worker builds the benchmark's workload.
+fn to_custom(form: &Form) -> Callback<MouseEvent> {
+    let exp = form.editor.experiment.clone();
+    let edit = form.edit.clone();
+    Callback::from(move |_| {
+        let json = serde_json::to_string(&exp).expect("an experiment serialises");
+        crate::app::import::to_custom(json, edit.clone());
+    })
 }

@@ -106,6 +106,9 @@ fn on_response(run: UseReducerHandle<RunView>, generation: u64) -> Rc<dyn Fn(usi
             outcome: Box::new(outcome.exact()),
         }),
         Response::Failed { error } => run.dispatch(RunAction::Failed { generation, error }),
-        Response::Ready { .. } | Response::Probed { .. } | Response::Imported { .. } => {}
+        Response::Ready { .. }
+        | Response::Probed { .. }
+        | Response::Imported { .. }
+        | Response::Reading { .. } => {}
     })
 }

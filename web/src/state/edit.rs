@@ -109,14 +109,20 @@ pub enum WorkloadEdit {
     Repeats(String),
     /// The custom workload as JSON text.
     Program(String),
-    /// Replace the benchmark by the custom workload its generator builds.
-    ToCustom,
+    /// Replace the benchmark by the custom workload its generator builds:
+    /// the worker's answer, that workload's JSON or why not.
+    ToCustom(Result<String, String>),
     /// A pasted rt-app file and what the worker's import made of it: the
     /// custom workload's JSON, or why it was refused. (The importer runs in
     /// the worker, which keeps it out of the page's first load.)
     RtApp {
         text: String,
         imported: Result<String, String>,
+    },
+    /// A scheduler trace file, as the worker imported it: the replay's
+    /// custom workload JSON and a line on what it holds, or why not.
+    Trace {
+        imported: Result<(String, String), String>,
     },
 }
 
@@ -225,14 +231,15 @@ impl WorkloadEdit {
             WorkloadEdit::Seed(_) => FieldId::Seed,
             WorkloadEdit::Repeats(_) => FieldId::Repeats,
             WorkloadEdit::Program(_) => FieldId::Program,
-            WorkloadEdit::ToCustom => FieldId::WorkloadKind,
+            WorkloadEdit::ToCustom(_) => FieldId::WorkloadKind,
             WorkloadEdit::RtApp { .. } => FieldId::RtApp,
+            WorkloadEdit::Trace { .. } => FieldId::Trace,
         }
     }
 
     fn text(&self) -> Option<&str> {
         match self {
-            WorkloadEdit::Kind(_) | WorkloadEdit::ToCustom => None,
+            WorkloadEdit::Kind(_) | WorkloadEdit::ToCustom(_) | WorkloadEdit::Trace { .. } => None,
             WorkloadEdit::Param { text: t, .. }
             | WorkloadEdit::Variant { text: t, .. }
             | WorkloadEdit::Seed(t)

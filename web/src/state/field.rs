@@ -42,6 +42,8 @@ pub enum FieldId {
     Program,
     /// The rt-app paste.
     RtApp,
+    /// A scheduler trace file.
+    Trace,
 }
 
 /// A field of one variant.
@@ -147,6 +149,7 @@ impl fmt::Display for FieldId {
             FieldId::Param(name) => write!(f, "workload.{name}"),
             FieldId::Program => f.write_str("workload.program"),
             FieldId::RtApp => f.write_str("workload.rtapp"),
+            FieldId::Trace => f.write_str("workload.trace"),
             FieldId::SweepParam => f.write_str("sweep.param"),
             FieldId::Sweep => f.write_str("sweep"),
             FieldId::Seed => f.write_str("seed"),

@@ -369,7 +369,7 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     use schedlab::workload::bench::Benchmark;
     let ed = |e: &Editor, w: WorkloadEdit| (*Rc::new(e.clone()).reduce(w.into())).clone();
     let start = Editor::preset("retune-pipe-test");
-    let custom = ed(&start, WorkloadEdit::ToCustom);
+    let custom = ed(&start, to_custom_edit(&start));
     assert!(custom.is_valid(), "{:?}", custom.field_errors);
     let Benchmark::Custom(c) = &custom.experiment.workload else {
         panic!("{:?}", custom.experiment.workload)
@@ -441,6 +441,23 @@ fn the_drawing_and_knobs_are_rebuilt_only_when_machine_or_policy_change() {
     );
 }
 
+/// "Edit as custom workload" as the page edits with it: the worker builds
+/// the benchmark ([`crate::worker::handle`]), its answer made the edit.
+fn to_custom_edit(ed: &Editor) -> WorkloadEdit {
+    use crate::protocol::{Request, Response};
+    let experiment = serde_json::to_string(&ed.experiment).unwrap();
+    let resp = crate::worker::handle(
+        Request::ToCustom { experiment },
+        &mut |_| {},
+        &|| 0.0,
+        &|url| panic!("fetched {url}"),
+    );
+    match resp {
+        Response::Imported { workload, .. } => WorkloadEdit::ToCustom(Ok(workload)),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// A pasted rt-app file as the page edits with it: imported by the worker
 /// ([`crate::worker::handle`]), its answer made the edit.
 fn rtapp_edit(text: &str) -> WorkloadEdit {
@@ -449,9 +466,10 @@ fn rtapp_edit(text: &str) -> WorkloadEdit {
         Request::ImportRtapp { text: text.into() },
         &mut |_| {},
         &|| 0.0,
+        &|url| panic!("fetched {url}"),
     );
     let imported = match resp {
-        Response::Imported { workload } => Ok(workload),
+        Response::Imported { workload, .. } => Ok(workload),
         Response::Failed { error } => Err(error),
         other => panic!("{other:?}"),
     };

@@ -36,9 +36,9 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             let custom = Custom::from_json(&text)?;
             replace_workload(exp, Benchmark::Custom(custom))
         }
-        WorkloadEdit::ToCustom => {
-            let custom = exp.workload.to_custom()?;
-            replace_workload(exp, Benchmark::Custom(custom))
+        WorkloadEdit::ToCustom(built) => {
+            let json = built.map_err(|e| Error::invalid(Concern::Workload, e))?;
+            replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))
         }
         WorkloadEdit::RtApp { text, imported } => {
             if text.trim().is_empty() {
@@ -46,6 +46,14 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             }
             let json = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
             replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))
+        }
+        WorkloadEdit::Trace { imported } => {
+            let (json, summary) = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
+            let dropped = replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))?;
+            Ok(Some(match dropped {
+                Some(d) => format!("{summary}. The {d}"),
+                None => format!("{summary}."),
+            }))
         }
     }
 }
@@ -200,7 +208,7 @@ fn set_sweep(exp: &mut Experiment, param: String, values: &str) -> Result<(), Er
         values.push(current[&param].clone());
     }
     for v in &values {
-        exp.workload.with_param(&param, v)?.build()?;
+        exp.workload.with_param(&param, v)?.check()?;
     }
     exp.sweep = Some(Sweep { param, values });
     Ok(())

@@ -113,6 +113,29 @@ impl Figures {
         }
     }
 
+    /// One line on what the figures hold: the task count, the length, and
+    /// the largest groups by CPU time (the page's notice after an import).
+    pub fn summary(&self) -> String {
+        const SHOWN: usize = 4;
+        let tasks: u64 = self.groups.iter().map(|g| g.tasks).sum();
+        let mut line = format!(
+            "{tasks} task{} in {} group{} over {:.1} ms",
+            if tasks == 1 { "" } else { "s" },
+            self.groups.len(),
+            if self.groups.len() == 1 { "" } else { "s" },
+            self.length_ns as f64 / 1e6
+        );
+        for (i, g) in self.groups.iter().take(SHOWN).enumerate() {
+            let sep = if i == 0 { ": " } else { ", " };
+            let cpu_ms = g.cpu_ns as f64 / 1e6;
+            let _ = write!(line, "{sep}{} x{} ({cpu_ms:.1} ms CPU)", g.name, g.tasks);
+        }
+        if self.groups.len() > SHOWN {
+            let _ = write!(line, ", and {} more", self.groups.len() - SHOWN);
+        }
+        line
+    }
+
     /// The table `schedlab trace stats` prints.
     pub fn table(&self) -> String {
         let ms = |ns: u64| format!("{:.3}", ns as f64 / 1e6);

@@ -182,6 +182,19 @@ impl Custom {
         serde_json::from_str(EXAMPLE).expect("the example parses")
     }
 
+    /// A replayed recording's workload: run until every task is done,
+    /// measured by the default metric.
+    pub fn replay(spec: WorkloadSpec) -> Custom {
+        Custom {
+            duration_ms: None,
+            warmup_ms: 0,
+            metric: Default::default(),
+            mark: None,
+            channels: spec.channels,
+            tasks: spec.tasks,
+        }
+    }
+
     /// Parses a custom workload from its JSON text (the `workload` object
     /// without `kind`, or with `"kind": "custom"`); errors carry the path,
     /// and line and column when the text is not JSON.
