@@ -532,3 +532,25 @@ fn a_log_flush_covers_every_record_appended_before_it_began() {
     assert!(at("t3.done") > at("t2.done") && at("t3.done") < at("t2.done") + 20_000);
     assert_eq!(counter(&out, "lwlock.slept"), 2);
 }
+
+/// `until` sleeps to a time counted from the task's start (clock_nanosleep
+/// to an absolute time), however long the work before it took; past that
+/// time it does not sleep at all.
+#[test]
+fn until_wakes_at_its_time_from_the_tasks_start_or_not_at_all_when_late() {
+    let topo = machine(1, 1, 1, 1, HwCosts::default());
+    let out = run(
+        &topo,
+        r#"{"tasks":[
+          {"name":"A","program":[{"compute":{"ns":30000}},{"until":{"ns":100000}},{"mark":"a.woke"},{"compute":{"ns":50000}},{"until":{"ns":120000}},{"mark":"a.late"}]}]}"#,
+        None,
+    );
+    let woke = marks(&out, "a.woke")[0];
+    assert!((100_000..110_000).contains(&woke), "a.woke {woke}");
+    // The second `until` is past (the work ended after 150 us): no sleep.
+    let late = marks(&out, "a.late")[0];
+    assert!(
+        late >= woke + 50_000 && late < woke + 52_000,
+        "a.woke {woke} a.late {late}"
+    );
+}

@@ -81,6 +81,7 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             "spin_lock",
             "timer",
             "unlock",
+            "until",
             "write"
         ]
     );

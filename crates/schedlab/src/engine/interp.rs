@@ -218,6 +218,18 @@ impl Sim {
                 let cost = self.cost.syscall();
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
             }
+            Insn::Until(t) => {
+                self.tasks[task].pc += 1;
+                let at = self.tasks[task].started_ns + self.sample(task, t);
+                if at <= self.now {
+                    return Flow::Next;
+                }
+                // clock_nanosleep to an absolute time: the wakeup comes at
+                // `at`, or after the entry if that is later.
+                let cost = self.cost.syscall();
+                let ns = (at - self.now).saturating_sub(cost);
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
+            }
             Insn::LoopStart { count } => {
                 let t = &mut self.tasks[task];
                 t.loops.push(count);

@@ -29,8 +29,24 @@ pub enum Step {
     Fork(usize),
     /// Sleep until a task of the trace wakes this one.
     Block,
-    /// Sleep this long (woken from outside the trace's tasks).
-    Sleep(u64),
+    /// Sleep `ns` (woken from outside the trace's tasks), the wakeup
+    /// coming `until` after the task's start.
+    Sleep { ns: u64, until: u64 },
+}
+
+impl Step {
+    /// A sleep whose end is filled in at its wakeup.
+    const ASLEEP: Step = Step::Sleep { ns: 0, until: 0 };
+
+    /// A sleep from `since` woken at `at` (trace times), of a task that
+    /// started `start` after the trace's start `t0`.
+    fn woken(t0: Option<u64>, start: u64, since: u64, at: u64) -> Step {
+        let from_start = at - t0.unwrap_or(at);
+        Step::Sleep {
+            ns: at - since,
+            until: from_start.saturating_sub(start),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +107,9 @@ pub struct Task {
     pub prio: Option<i32>,
     /// The task whose fork started this one, if the trace saw it.
     pub forked_by: Option<usize>,
+    /// When it started, from the trace's start: its fork, else 0 (the
+    /// replay starts it with the run).
+    pub start_ns: u64,
     pub steps: Vec<Step>,
     pub figures: TaskFigures,
     state: State,
@@ -212,6 +231,7 @@ impl Timeline {
                 self.cut(p, cpu, t);
                 let c = self.new_task(child.tid, &child.comm, child.prio);
                 self.tasks[c].forked_by = Some(p);
+                self.tasks[c].start_ns = t - self.start_ns.unwrap_or(t);
                 self.tasks[c].state = State::Runnable {
                     since: t,
                     woken: None,
@@ -273,6 +293,7 @@ impl Timeline {
             incarnation,
             prio,
             forked_by: None,
+            start_ns: 0,
             steps: Vec::new(),
             figures: TaskFigures::default(),
             state: State::Unknown,
@@ -352,7 +373,7 @@ impl Timeline {
                         self.live.remove(&prev.tid);
                     } else {
                         // Its end is known at the wakeup.
-                        task.steps.push(Step::Sleep(0));
+                        task.steps.push(Step::ASLEEP);
                         task.state = State::Sleeping {
                             since: t,
                             step: task.steps.len() - 1,
@@ -378,7 +399,7 @@ impl Timeline {
             State::Sleeping { since, step } => {
                 // Its wakeup was lost: woken from outside, now.
                 self.skipped.inconsistent_switches += 1;
-                task.steps[step] = Step::Sleep(t - since);
+                task.steps[step] = Step::woken(self.start_ns, task.start_ns, since, t);
             }
             State::Running { .. } => self.skipped.inconsistent_switches += 1,
             State::Unknown | State::Exited => {}
@@ -423,7 +444,7 @@ impl Timeline {
                     task.figures.cpu_ns += ran;
                 }
                 task.flush_run();
-                task.steps.push(Step::Sleep(0));
+                task.steps.push(Step::ASLEEP);
                 task.state = State::Sleeping {
                     since: end,
                     step: task.steps.len() - 1,
@@ -446,7 +467,7 @@ impl Timeline {
             }
             State::Sleeping { since, step } => {
                 let at = since.max(from);
-                task.steps[step] = Step::Sleep(at - since);
+                task.steps[step] = Step::woken(self.start_ns, task.start_ns, since, at);
                 at
             }
             _ => from,
@@ -470,7 +491,7 @@ impl Timeline {
             State::Sleeping { since, step } => (since, step),
             // First seen being woken: asleep since the trace began.
             State::Unknown => {
-                self.tasks[w].steps.push(Step::Sleep(0));
+                self.tasks[w].steps.push(Step::ASLEEP);
                 (t0, self.tasks[w].steps.len() - 1)
             }
             // sched_wakeup after its sched_waking, or a task already awake.
@@ -493,7 +514,10 @@ impl Timeline {
                 self.tasks[k].steps.push(Step::Wake(w));
                 self.tasks[w].steps[step] = Step::Block;
             }
-            _ => self.tasks[w].steps[step] = Step::Sleep(t - since),
+            _ => {
+                let start = self.tasks[w].start_ns;
+                self.tasks[w].steps[step] = Step::woken(self.start_ns, start, since, t);
+            }
         }
         let task = &mut self.tasks[w];
         task.figures.wakeups += 1;

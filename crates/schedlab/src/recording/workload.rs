@@ -2,8 +2,11 @@
 //! each task computes what it ran, posts the semaphore of each task it
 //! woke at the point of its work where it woke it, forks its children
 //! where it forked them, and waits on its own semaphore where a task of
-//! the trace woke it (a timed sleep where something outside did). The
-//! recorded placement is not replayed: the simulated policy places.
+//! the trace woke it. Where something outside the trace's tasks woke it
+//! (an interrupt, a timer), a regular sleep (one of a task's periodic
+//! ones) replays as a timed sleep, any other as an arrival at its
+//! recorded time from the task's start (`until`). The recorded placement
+//! is not replayed: the simulated policy places.
 
 use super::timeline::{Recording, Step, Task};
 use crate::topology::HwCosts;
@@ -81,7 +84,7 @@ fn is_sync(steps: &[Step], at: usize) -> bool {
         match *step {
             Step::Run { ns, .. } => ran += ns,
             Step::Wake(_) => {}
-            Step::Block | Step::Sleep(_) => return ran <= SYNC_WINDOW_NS,
+            Step::Block | Step::Sleep { .. } => return ran <= SYNC_WINDOW_NS,
             Step::Fork(_) => return false,
         }
         if ran > SYNC_WINDOW_NS {
@@ -101,8 +104,49 @@ fn net_demand(steps: &[Step], at: usize, ns: u64, slices: u32, o: Overheads) -> 
     ns.saturating_sub(u64::from(slices) * o.switch_ns + wakes * o.wakeup_ns)
 }
 
+/// A task sleeps periodically when at least this many of its external
+/// sleeps, and at least half of them, are within
+/// [`PERIODIC_TOLERANCE_PCT`] of their median (a timer's period, give or
+/// take the wakeup's latency).
+const PERIODIC_SLEEPS: usize = 3;
+const PERIODIC_TOLERANCE_PCT: u64 = 10;
+
+fn near(ns: u64, period: u64) -> bool {
+    ns.abs_diff(period) * 100 <= period * PERIODIC_TOLERANCE_PCT
+}
+
+/// The period of a task's external sleeps, if it sleeps periodically.
+fn periodic_sleep(t: &Task) -> Option<u64> {
+    let mut sleeps: Vec<u64> = t
+        .steps
+        .iter()
+        .filter_map(|s| match *s {
+            Step::Sleep { ns, .. } if ns > 0 => Some(ns),
+            _ => None,
+        })
+        .collect();
+    if sleeps.len() < PERIODIC_SLEEPS {
+        return None;
+    }
+    let mid = sleeps.len() / 2;
+    let median = *sleeps.select_nth_unstable(mid).1;
+    let periodic = sleeps.iter().filter(|&&ns| near(ns, median)).count();
+    (periodic >= PERIODIC_SLEEPS && 2 * periodic >= sleeps.len()).then_some(median)
+}
+
+/// An external wakeup as an instruction: one of the task's periodic
+/// sleeps as the sleep it was, any other as an arrival at its recorded
+/// time from the task's start.
+fn external_sleep(ns: u64, until: u64, period: Option<u64>) -> Op {
+    match period {
+        Some(p) if near(ns, p) => Op::Sleep(Time::fixed(ns)),
+        _ => Op::Until(Time::fixed(until)),
+    }
+}
+
 fn spec(rec: &Recording, i: usize, o: Overheads) -> TaskSpec {
     let t = &rec.tasks[i];
+    let period = periodic_sleep(t);
     let mut program = Vec::with_capacity(t.steps.len());
     for (at, step) in t.steps.iter().enumerate() {
         match *step {
@@ -121,8 +165,8 @@ fn spec(rec: &Recording, i: usize, o: Overheads) -> TaskSpec {
                 sync: false,
                 free: true,
             })),
-            Step::Sleep(ns) if ns > 0 => program.push(Op::Sleep(Time::fixed(ns))),
-            Step::Sleep(_) => {}
+            Step::Sleep { ns, until } if ns > 0 => program.push(external_sleep(ns, until, period)),
+            Step::Sleep { .. } => {}
         }
     }
     TaskSpec {

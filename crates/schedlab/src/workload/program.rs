@@ -105,6 +105,9 @@ pub enum Op {
     Read { chan: usize, bytes: u64 },
     /// Sleep on a timer.
     Sleep(Time),
+    /// Sleep on a timer until this long after the task started (an
+    /// arrival at a recorded time); no sleep if that time has passed.
+    Until(Time),
     /// Repeat the body `count` times.
     Loop { count: u64, body: Vec<Op> },
     /// Repeat the body until the run ends.
@@ -343,6 +346,7 @@ pub enum Insn {
         bytes: u64,
     },
     Sleep(Time),
+    Until(Time),
     /// Push a loop counter of `count` (u64::MAX: forever).
     LoopStart {
         count: u64,
@@ -467,6 +471,7 @@ fn takes_time(op: &Op) -> bool {
         | Op::Write { .. }
         | Op::Read { .. }
         | Op::Sleep(_)
+        | Op::Until(_)
         | Op::Fork(_)
         | Op::Timer(_)
         | Op::Runtime(_)
@@ -706,17 +711,17 @@ impl Workload {
                 )
             };
             match op {
-                Op::Compute(t) | Op::Sleep(t) => {
+                Op::Compute(t) | Op::Sleep(t) | Op::Until(t) => {
                     if t.jitter_pct > 100 {
                         return Err(fail(format!("jitter_pct {} is over 100", t.jitter_pct)));
                     }
                     limits::SIM_TIME_NS
                         .check(Concern::Workload, "ns", t.ns)
                         .map_err(|e| fail(e.to_string()))?;
-                    code.push(if matches!(op, Op::Compute(_)) {
-                        Insn::Compute(*t)
-                    } else {
-                        Insn::Sleep(*t)
+                    code.push(match op {
+                        Op::Compute(_) => Insn::Compute(*t),
+                        Op::Sleep(_) => Insn::Sleep(*t),
+                        _ => Insn::Until(*t),
                     });
                 }
                 Op::Write { chan, bytes, .. } | Op::Read { chan, bytes } => {
@@ -1029,6 +1034,7 @@ impl Op {
             Op::Write { .. } => "write",
             Op::Read { .. } => "read",
             Op::Sleep(_) => "sleep",
+            Op::Until(_) => "until",
             Op::Loop { .. } => "loop",
             Op::Forever(_) => "forever",
             Op::Mark(_) => "mark",
