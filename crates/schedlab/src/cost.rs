@@ -112,7 +112,7 @@ impl CostModel {
         match kind {
             Pipe => 0,
             Unix => self.costs.unix_msg_ns - self.unix_rx(),
-            Tcp | Udp => self.net_tx(),
+            Tcp | Udp => self.net_tx(kind),
         }
     }
 
@@ -131,22 +131,31 @@ impl CostModel {
         self.costs.unix_msg_ns * UNIX_RX_SHARE / 1024
     }
 
+    /// A loopback message's stack work, send and receive together: UDP's
+    /// `udp_msg_ns`, TCP's (and a pure ACK's) `net_msg_ns`.
+    fn net_msg(&self, kind: crate::workload::program::ChannelKind) -> u64 {
+        match kind {
+            crate::workload::program::ChannelKind::Udp => self.costs.udp_msg_ns,
+            _ => self.costs.net_msg_ns,
+        }
+    }
+
     /// A loopback message's transmit path (tcp_sendmsg / udp_sendmsg to
     /// loopback_xmit and netif_rx) in the sender's system call: the part
-    /// of `net_msg_ns` the receive path does not take.
-    pub fn net_tx(&self) -> u64 {
-        self.costs.net_msg_ns - self.net_rx()
+    /// of its stack work the receive path does not take.
+    pub fn net_tx(&self, kind: crate::workload::program::ChannelKind) -> u64 {
+        self.net_msg(kind) - self.net_rx(kind)
     }
 
     /// A loopback message's receive path in the NET_RX softirq on the CPU
     /// that queued it (process_backlog, ip_rcv, tcp_v4_rcv / udp_rcv, the
     /// queueing and the reader's wakeup; for an ACK, tcp_ack freeing the
     /// acknowledged data and waking a writer): [`NET_RX_SHARE`] of
-    /// `net_msg_ns`. A pure ACK costs a message's transmit and receive
-    /// paths: `net_msg_ns` comes from 1-byte TCP_RR messages, whose work is
-    /// the headers' as an ACK's is.
-    pub fn net_rx(&self) -> u64 {
-        self.costs.net_msg_ns * NET_RX_SHARE / 1024
+    /// the message's stack work. A pure ACK costs a TCP message's
+    /// transmit and receive paths: `net_msg_ns` comes from 1-byte TCP_RR
+    /// messages, whose work is the headers' as an ACK's is.
+    pub fn net_rx(&self, kind: crate::workload::program::ChannelKind) -> u64 {
+        self.net_msg(kind) * NET_RX_SHARE / 1024
     }
 
     pub fn fork(&self) -> u64 {

@@ -126,6 +126,9 @@ pub struct HwCosts {
     /// costs the same, on the reader's CPU); split by `cost::NET_RX_SHARE`.
     /// The presets' come from [`net_msg_ns_at`] at their clock.
     pub net_msg_ns: u64,
+    /// The same for a loopback UDP datagram (no ACKs, a shorter path); the
+    /// presets' from [`udp_msg_ns_at`].
+    pub udp_msg_ns: u64,
     /// An AF_UNIX message's socket-buffer work, the sender's allocation and
     /// queueing and the reader's dequeue and free; split by
     /// `cost::UNIX_RX_SHARE`.
@@ -179,6 +182,18 @@ pub fn net_msg_ns_at(clock_mhz: u32) -> u64 {
     NET_MSG_CYCLES * 1000 / u64::from(clock_mhz.max(1))
 }
 
+/// A loopback UDP datagram's stack work against a TCP message's, in
+/// percent: measured on this project's 2-vCPU KVM guest (kernel 6.18) as
+/// native 1-byte ping-pongs between two processes on one vCPU, 5 runs of
+/// 100,000 round trips each, (UDP - pipe) / (TCP - pipe) round-trip time
+/// = 0.65 to 0.71 (docs/costs.md): 68.
+const UDP_OF_TCP_PCT: u64 = 68;
+
+/// `udp_msg_ns` on a core clocked at `clock_mhz`, as [`net_msg_ns_at`].
+pub fn udp_msg_ns_at(clock_mhz: u32) -> u64 {
+    NET_MSG_CYCLES * UDP_OF_TCP_PCT / 100 * 1000 / u64::from(clock_mhz.max(1))
+}
+
 impl Default for HwCosts {
     fn default() -> Self {
         HwCosts {
@@ -190,6 +205,7 @@ impl Default for HwCosts {
             // saved experiments and links that leave the cost out keep
             // their meaning.
             net_msg_ns: net_msg_ns_at(4000),
+            udp_msg_ns: udp_msg_ns_at(4000),
             unix_msg_ns: 700,
             context_switch_ns: 1200,
             thread_switch_ns: 800,
@@ -842,6 +858,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 2300,
                 net_msg_ns: net_msg_ns_at(2300),
+                udp_msg_ns: udp_msg_ns_at(2300),
                 // lmbench's pipe overhead on the commit's box was 2.60 us for a
                 // write and a read: system calls of that era cost ~1.2 us.
                 syscall_ns: 1_200,
@@ -866,6 +883,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 2800,
                 net_msg_ns: net_msg_ns_at(2800),
+                udp_msg_ns: udp_msg_ns_at(2800),
                 cstates: ivt_cstates(),
                 // STREAM on 2 x E5-2695 v2 (DDR3-1600): 75 GB/s, 37.5 per
                 // socket; the 10-core E5-2680 v2 has a 25 MB L3.
@@ -881,6 +899,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 2450,
                 net_msg_ns: net_msg_ns_at(2450),
+                udp_msg_ns: udp_msg_ns_at(2450),
                 cstates: vec![cstate("C1", 1, 2), cstate("C2", 400, 800)],
                 miss_ns: [5, 15, 110, 180],
                 transfer_ns: [10, 40, 180, 280],
@@ -897,6 +916,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 4000,
                 net_msg_ns: net_msg_ns_at(4000),
+                udp_msg_ns: udp_msg_ns_at(4000),
                 context_switch_ns: 900,
                 ipi_ns: 1000,
                 // Two channels of DDR4-3200 (51.2 GB/s peak) at STREAM's
@@ -916,6 +936,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
             HwCosts {
                 clock_mhz: 2450,
                 net_msg_ns: net_msg_ns_at(2450),
+                udp_msg_ns: udp_msg_ns_at(2450),
                 syscall_ns: 250,
                 context_switch_ns: 3500,
                 thread_switch_ns: 1800,

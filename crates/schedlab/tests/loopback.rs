@@ -12,7 +12,7 @@ use schedlab::engine::stats::{TraceEvent, TraceWindow};
 use schedlab::engine::{RunOutput, Sim, SimConfig};
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::topology::{HwCosts, Topology};
-use schedlab::workload::program::{Workload, WorkloadSpec};
+use schedlab::workload::program::{ChannelKind, Workload, WorkloadSpec};
 
 fn topo() -> Topology {
     // Two cores of one LLC, no SMT: segments run at full speed.
@@ -60,7 +60,7 @@ fn counter(out: &RunOutput, name: &str) -> u64 {
 #[test]
 fn a_tcp_streams_receive_path_is_softirq_time_on_the_senders_cpu() {
     let topo = topo();
-    let rx = CostModel::new(&topo.costs).net_rx();
+    let rx = CostModel::new(&topo.costs).net_rx(ChannelKind::Tcp);
     let out = run(&topo, &stream("tcp", 131_072, 100, 16_384, 1));
     assert_eq!(out.channels[0].bytes_read, 100 * 16_384);
     let acks = counter(&out, "tcp.acks");
@@ -118,8 +118,10 @@ fn pipes_and_unix_sockets_have_no_softirq_and_udp_no_acks() {
         }
     }
     // UDP: each datagram's receive path on the sender's CPU, dropped ones
-    // too; no ACKs, and the sender never blocks.
-    let rx = CostModel::new(&topo.costs).net_rx();
+    // too, at UDP's own cost (below TCP's); no ACKs, and the sender never
+    // blocks.
+    let rx = CostModel::new(&topo.costs).net_rx(ChannelKind::Udp);
+    assert!(rx < CostModel::new(&topo.costs).net_rx(ChannelKind::Tcp));
     let out = run(&topo, &stream("udp", 1_048_576, 50, 16_384, 1));
     assert_eq!(out.cpu_time[0].net_rx_softirq_ns, 50 * rx);
     assert_eq!(out.cpu_time[1].net_rx_softirq_ns, 0);

@@ -55,6 +55,7 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
     let pipe_copy = m.get("pipe_16k_pair");
     let unix_pair = m.get("unix_msg_pair");
     let tcp_pair = m.get("tcp_loopback_pair");
+    let udp_pair = m.get("udp_loopback_pair");
     let fork = m.get("fork");
     let rt_proc = m.get("pipe_rt_same_cpu_processes");
     let rt_thread = m.get("pipe_rt_same_cpu_threads");
@@ -124,6 +125,15 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
             costs.net_msg_ns = v;
         }
         _ => run.default_cost("net_msg_ns", d.net_msg_ns, "a message probe did not run"),
+    }
+    match (udp_pair, pipe_pair) {
+        (Some(u), Some(p)) => {
+            let mut how = "udp_loopback_pair - pipe_op_pair (send and receive softirq, charged to the sender)".to_string();
+            let v = ns(u - p, &mut how);
+            run.cost("udp_msg_ns", v as f64, "measured", how);
+            costs.udp_msg_ns = v;
+        }
+        _ => run.default_cost("udp_msg_ns", d.udp_msg_ns, "a message probe did not run"),
     }
     match fork {
         Some(f) => {
@@ -371,6 +381,7 @@ mod tests {
             ("pipe_16k_pair", 1000.0 + 3200.0),        // copy 100 ns/KiB
             ("unix_msg_pair", 1000.0 + 700.0 + 18.75), // unix_msg 700
             ("tcp_loopback_pair", 3500.0),             // net_msg 2500
+            ("udp_loopback_pair", 2700.0),             // udp_msg 1700
             ("fork", 50_000.0),
             ("pipe_write_alone", 400.0),
             ("pipe_write_wakes_local", 1400.0),     // wakeup 1000
@@ -399,6 +410,7 @@ mod tests {
         assert_eq!(c.copy_ns_per_kib, 100);
         assert_eq!(c.unix_msg_ns, 700);
         assert_eq!(c.net_msg_ns, 2500);
+        assert_eq!(c.udp_msg_ns, 1700);
         assert_eq!(c.fork_ns, 50_000);
         assert_eq!(c.wakeup_ns, 1000);
         assert_eq!(c.context_switch_ns, 2000);

@@ -15,7 +15,7 @@ pub(super) struct OneCpu {
 
 /// System calls, copies, messages, fork, switches and a wakeup's cost to
 /// the waker, all on one CPU.
-pub(super) const ONE_CPU: [OneCpu; 11] = [
+pub(super) const ONE_CPU: [OneCpu; 12] = [
     OneCpu {
         name: "syscall",
         what: "a bare system call (getppid)",
@@ -58,6 +58,15 @@ pub(super) const ONE_CPU: [OneCpu; 11] = [
             probes::pin(a)?;
             let mut t = probes::Tcp::new()?;
             measure::repeat(b, || t.batch(200))
+        },
+    },
+    OneCpu {
+        name: "udp_loopback_pair",
+        what: "a 1-byte loopback UDP datagram sent and received by one thread",
+        measure: |a, b| {
+            probes::pin(a)?;
+            let mut u = probes::Udp::new()?;
+            measure::repeat(b, || u.batch(200))
         },
     },
     OneCpu {

@@ -202,6 +202,33 @@ impl Tcp {
     }
 }
 
+/// A connected pair of loopback UDP sockets: a 1-byte datagram sent on
+/// one and received on the other.
+pub struct Udp {
+    a: std::net::UdpSocket,
+    b: std::net::UdpSocket,
+}
+
+impl Udp {
+    pub fn new() -> Result<Udp, String> {
+        let what = |e: std::io::Error| format!("loopback UDP: {e}");
+        let a = std::net::UdpSocket::bind("127.0.0.1:0").map_err(what)?;
+        let b = std::net::UdpSocket::bind("127.0.0.1:0").map_err(what)?;
+        a.connect(b.local_addr().map_err(what)?).map_err(what)?;
+        b.connect(a.local_addr().map_err(what)?).map_err(what)?;
+        Ok(Udp { a, b })
+    }
+    pub fn batch(&mut self, n: u64) -> Result<f64, String> {
+        let mut buf = [0u8; 1];
+        let t = Instant::now();
+        for _ in 0..n {
+            self.a.send(&[1]).map_err(|e| e.to_string())?;
+            self.b.recv(&mut buf).map_err(|e| e.to_string())?;
+        }
+        Ok(per_op(t, n))
+    }
+}
+
 /// What a message probe sends its bytes through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {

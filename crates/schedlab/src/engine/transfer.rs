@@ -131,7 +131,7 @@ impl Sim {
                 // transmit path ends the read.
                 Some(acked) => {
                     self.tasks[task].acks_owed.retain(|&c| c != chan);
-                    cost += self.cost.net_tx();
+                    cost += self.cost.net_tx(ChannelKind::Tcp);
                     Pending::AckRx { chan, bytes: acked }
                 }
                 // TCP frees window space only by ACK.
@@ -197,7 +197,7 @@ impl Sim {
     /// The loopback receive path of a send, in the NET_RX softirq.
     pub(super) fn net_rx(&mut self, cpu: usize, chan: usize, bytes: u64) {
         self.counters.count(Counter::NetRxSoftirq);
-        let ns = self.cost.net_rx();
+        let ns = self.cost.net_rx(self.chans[chan].kind);
         let then = if bytes > 0 {
             let ch = &mut self.chans[chan];
             if ch.kind == ChannelKind::Tcp && bytes >= ch.rcv_mss {
@@ -219,7 +219,7 @@ impl Sim {
     pub(super) fn ack_rx(&mut self, cpu: usize, chan: usize, bytes: u64) {
         self.counters.count(Counter::NetRxSoftirq);
         self.counters.count(Counter::TcpAck);
-        let ns = self.cost.net_rx();
+        let ns = self.cost.net_rx(ChannelKind::Tcp);
         self.start_segment(cpu, SegKind::NetRx, ns, Pending::Acked { chan, bytes });
     }
 
