@@ -81,8 +81,7 @@ impl Sim {
         }
         lock.release_ok = false;
         let n = lock.releasing.len();
-        for i in 0..n {
-            let t = self.sync.lwlocks[l].releasing[i];
+        for &t in &self.sync.lwlocks[l].releasing {
             self.tasks[t].lw_retry = true;
         }
         self.counters.add(Counter::LwWoken, n as u64);

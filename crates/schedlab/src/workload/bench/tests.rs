@@ -1124,6 +1124,25 @@ fn mysql_curve_counters() {
     }
 }
 
+/// What the first server (connection thread or backend) of a 2-thread
+/// sysbench repeats.
+fn sysbench_server_loop(db: &str, read_only: bool) -> Vec<Op> {
+    let b = bench(&format!(
+        r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
+    ));
+    let built = b.build().unwrap();
+    let server = built
+        .spec
+        .tasks
+        .into_iter()
+        .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
+        .unwrap();
+    match server.program.into_iter().next() {
+        Some(Op::Forever(body)) => body,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
     // Per read-write transaction: trx_sys->mutex at the read view's open,
@@ -1131,22 +1150,9 @@ fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
     // lock and the release at commit. Each spins with MySQL's defaults and
     // sleeps on an event every release sets (wake_all).
     let sections = |db: &str, read_only: bool| {
-        let b = bench(&format!(
-            r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
-        ));
-        let built = b.build().unwrap();
-        let server = built
-            .spec
-            .tasks
-            .iter()
-            .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
-            .unwrap()
-            .clone();
-        let Op::Forever(body) = &server.program[0] else {
-            panic!("{:?}", server.program)
-        };
+        let body = sysbench_server_loop(db, read_only);
         let mut n = (0, 0);
-        for op in body {
+        for op in &body {
             if let Op::SpinLock(s) = op {
                 assert!(s.wake_all && s.rounds == 30 && s.max_delay == 6);
                 assert_eq!(s.pauses_per_delay, 50);
@@ -1173,22 +1179,9 @@ fn mysql_transactions_take_innodbs_spinning_global_mutexes_postgres_not() {
 #[test]
 fn postgres_8_3_transactions_take_its_lwlocks_and_flush_the_wal_themselves() {
     let lwlocks = |db: &str, read_only: bool| {
-        let b = bench(&format!(
-            r#"{{"kind":"sysbench","threads":2,"db":"{db}","read_only":{read_only}}}"#
-        ));
-        let built = b.build().unwrap();
-        let server = built
-            .spec
-            .tasks
-            .iter()
-            .find(|t| t.name.ends_with('0') && !t.name.starts_with("sysbench"))
-            .unwrap()
-            .clone();
-        let Op::Forever(body) = &server.program[0] else {
-            panic!("{:?}", server.program)
-        };
+        let body = sysbench_server_loop(db, read_only);
         let mut n = std::collections::BTreeMap::new();
-        for op in body {
+        for op in &body {
             let key = match op {
                 Op::LwAcquire(x) => format!(
                     "{} {}",
