@@ -122,7 +122,7 @@ pub enum Op {
     /// Start a child task, placed by the fork path.
     Fork(Box<TaskSpec>),
     /// Sleep until the task's next period (rt-app's timer).
-    Timer(TimerSpec),
+    Timer(Box<TimerSpec>),
     /// Run in user space until this much wall time has passed since the
     /// instruction began (rt-app's `runtime`): time spent preempted counts,
     /// unlike `compute`, whose work is done however long it takes.
@@ -146,12 +146,12 @@ pub enum Op {
     /// `pauses_per_delay` PAUSE instructions (ut_delay) followed by a
     /// look at the mutex; still taken after the last round, a futex wait
     /// as `lock`'s. Woken, the task spins again before it sleeps again.
-    SpinLock(SpinLockSpec),
+    SpinLock(Box<SpinLockSpec>),
     /// Release the named mutex; wakes one waiter (futex wake) if any.
     Unlock(String),
     /// pthread_cond_wait: holding `mutex`, release it and sleep until a
     /// signal or broadcast on `cond`, then take the mutex again.
-    CondWait { cond: String, mutex: String },
+    CondWait(Box<CondWaitSpec>),
     /// pthread_cond_signal: wake the longest waiter on a condition
     /// variable; lost when no task waits.
     Signal(String),
@@ -185,7 +185,21 @@ pub enum Op {
     /// durable. Already flushed by another: nothing. Else take `lock`
     /// exclusive; flushed meanwhile: release it; else write and sync every
     /// record appended so far (`io`, asleep), then release it.
-    LogFlush(LogFlushSpec),
+    LogFlush(Box<LogFlushSpec>),
+}
+
+// A generator's workload holds millions of operations (sysbench at 512
+// connections, ~1.5 M): large operands are boxed so that one stays small.
+const _: () = assert!(std::mem::size_of::<Op>() <= 40);
+
+/// A `cond_wait`'s condition variable and the mutex it releases and takes
+/// again (boxed, as every large operand is: a generator's workload holds
+/// millions of operations).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CondWaitSpec {
+    pub cond: String,
+    pub mutex: String,
 }
 
 /// An `lw_acquire`'s lock and mode.
@@ -479,7 +493,7 @@ fn takes_time(op: &Op) -> bool {
         | Op::Lock(_)
         | Op::SpinLock(_)
         | Op::Unlock(_)
-        | Op::CondWait { .. }
+        | Op::CondWait(_)
         | Op::Signal(_)
         | Op::Broadcast(_)
         | Op::Barrier(_)
@@ -873,7 +887,8 @@ impl Workload {
                     self.held.remove(i);
                     code.push(Insn::Unlock(m));
                 }
-                Op::CondWait { cond, mutex } => {
+                Op::CondWait(x) => {
+                    let (cond, mutex) = (&x.cond, &x.mutex);
                     let m = slot(&mut self.mutexes, mutex, &fail)?;
                     if !self.held.contains(&Held::Mutex(m)) {
                         return Err(fail(format!(

@@ -29,7 +29,7 @@
 use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::workload::bench::{Custom, CustomMetric};
-use crate::workload::program::{Op, TaskSpec, Time, TimerSpec};
+use crate::workload::program::{CondWaitSpec, Op, TaskSpec, Time, TimerSpec};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// JSON with object keys in file order.
@@ -568,10 +568,10 @@ fn event(
                 "names the mutex (\"mutex\") held while waiting",
             ));
         };
-        let wait = Op::CondWait {
+        let wait = Op::CondWait(Box::new(CondWaitSpec {
             cond: cond.clone(),
             mutex: mutex.clone(),
-        };
+        }));
         if key.starts_with("wait") {
             return Ok(vec![wait]);
         }
@@ -624,13 +624,13 @@ fn event(
             timer_users.push((task.to_string(), name.clone()));
         }
         return Ok(vec![
-            Op::Timer(TimerSpec {
+            Op::Timer(Box::new(TimerSpec {
                 period_ns,
                 name,
                 relative,
                 slack: Some(format!("{task}.slack")),
                 run: Some(format!("{task}.run")),
-            }),
+            })),
             Op::Mark(format!("{task}.period")),
         ]);
     }

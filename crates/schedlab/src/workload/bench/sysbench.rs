@@ -165,13 +165,13 @@ const WAL_INSERT_NS: u64 = 500;
 /// then wait on the sync array's event, which a release sets for every
 /// sleeper.
 fn innodb_enter(mutex: &str) -> Op {
-    Op::SpinLock(SpinLockSpec {
+    Op::SpinLock(Box::new(SpinLockSpec {
         mutex: mutex.into(),
         rounds: default_spin_rounds(),
         max_delay: default_spin_max_delay(),
         pauses_per_delay: default_pauses_per_delay(),
         wake_all: true,
-    })
+    }))
 }
 
 /// A critical section of `ns` under an InnoDB mutex.
@@ -292,11 +292,11 @@ fn pgsql_statement(
 /// releases its row locks to the next waiters.
 fn pgsql_commit(server: &mut Vec<Op>, rows: &[usize]) {
     wal_insert(server);
-    server.push(Op::LogFlush(LogFlushSpec {
+    server.push(Op::LogFlush(Box::new(LogFlushSpec {
         log: WAL.into(),
         lock: WAL_WRITE.into(),
         io: Time::fixed(FLUSH_NS),
-    }));
+    })));
     server.extend(lw_section(PROC_ARRAY, false, PROC_ARRAY_END_NS));
     server.extend(rows.iter().rev().map(|&r| sem_post(&row_lock(r))));
 }
