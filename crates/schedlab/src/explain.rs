@@ -248,7 +248,9 @@ fn compare(a: &Facts, b: &Facts) -> String {
             hi.label, hi.scan_skipped_pct, hi.scan_found_pct, lo.label, lo.scan_skipped_pct, lo.scan_found_pct
         );
     }
-    if balance_gap >= 0.2 && a.balance_moves.0.max(b.balance_moves.0) >= 10 {
+    // Balancing explains a difference only when it moves tasks often
+    // enough to matter: at least one move per 1000 wakeups.
+    if balance_gap >= 0.2 && a.balance_moves.0.max(b.balance_moves.0) >= 10 && ba.max(bb) >= 1.0 {
         let (hi, lo) = if ba > bb { (a, b) } else { (b, a) };
         let level = hi
             .balance_moves
@@ -407,6 +409,15 @@ mod tests {
         moves.push(("migrations.balance.MC", 300));
         let s = explain(&counters(&moves, &wake));
         assert!(s.starts_with("A moved tasks by load balancing 300 times, mostly at the MC level; B only 0 times."), "{s}");
+        // 18 moves against 11 over 500,000 wakeups are not a reason.
+        let many = [("ttwu.local", 200_000), ("ttwu.remote", 300_000)];
+        let with = |n| {
+            let mut c = many.to_vec();
+            c.push(("migrations.balance.MC", n));
+            c
+        };
+        let s = explain(&counters(&with(18), &with(11)));
+        assert!(s.starts_with("A and B placed wakeups alike"), "{s}");
     }
 
     #[test]
