@@ -35,15 +35,16 @@ pub fn view(form: &Form, reading: Option<&str>, set_reading: Callback<Option<Str
         .iter()
         .map(|p| param(form, p, &values[p.name]));
     let overrides = (0..exp.variants.len()).map(|i| variant_changes(form, i));
+    let trace_import = trace_importer(form, &set_reading);
     html! {
         <section class="panel" id="workload-panel" aria-labelledby="workload-h"
             ondragover={Callback::from(|e: DragEvent| e.prevent_default())}
-            ondrop={on_drop(form, &set_reading)}>
+            ondrop={on_drop(trace_import.clone())}>
             <h2 id="workload-h">{ "Workload" }</h2>
             { fields::select(form, html! { "Benchmark" }, kinds, bench.kind(), WorkloadEdit::Kind) }
             <div class="grid-fields">{ for params }</div>
             { program(form, bench) }
-            { trace(form, reading, &set_reading) }
+            { trace(form, reading, trace_import) }
             <h3>{ "Per variant" }</h3>
             <div class="variant-changes-all">{ for overrides }</div>
             <h3>{ "Sweep" }</h3>
@@ -292,8 +293,7 @@ fn trace_importer(form: &Form, set_reading: &Callback<Option<String>>) -> Callba
 }
 
 /// A file dropped anywhere on the panel is read as a trace.
-fn on_drop(form: &Form, set_reading: &Callback<Option<String>>) -> Callback<DragEvent> {
-    let import = trace_importer(form, set_reading);
+fn on_drop(import: Callback<web_sys::File>) -> Callback<DragEvent> {
     Callback::from(move |e: DragEvent| {
         e.prevent_default();
         if let Some(file) = e
@@ -308,10 +308,9 @@ fn on_drop(form: &Form, set_reading: &Callback<Option<String>>) -> Callback<Drag
 
 /// A scheduler trace to replay: a file input (or a drop on the panel),
 /// how far its import has got, and its error.
-fn trace(form: &Form, reading: Option<&str>, set_reading: &Callback<Option<String>>) -> Html {
+fn trace(form: &Form, reading: Option<&str>, import: Callback<web_sys::File>) -> Html {
     let field = FieldId::Trace;
     let ed = form.editor;
-    let import = trace_importer(form, set_reading);
     let on_file = Callback::from(move |e: Event| {
         let input: HtmlInputElement = e.target_unchecked_into();
         if let Some(file) = input.files().and_then(|f| f.get(0)) {

@@ -36,26 +36,29 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             let custom = Custom::from_json(&text)?;
             replace_workload(exp, Benchmark::Custom(custom))
         }
-        WorkloadEdit::ToCustom(built) => {
-            let json = built.map_err(|e| Error::invalid(Concern::Workload, e))?;
-            replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))
-        }
+        WorkloadEdit::ToCustom(built) => replace_workload(exp, answered(built, Concern::Workload)?),
         WorkloadEdit::RtApp { text, imported } => {
             if text.trim().is_empty() {
                 return Ok(None);
             }
-            let json = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
-            replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))
+            replace_workload(exp, answered(imported, Concern::Import)?)
         }
         WorkloadEdit::Trace { imported } => {
             let (json, summary) = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
-            let dropped = replace_workload(exp, Benchmark::Custom(Custom::from_json(&json)?))?;
+            let dropped = replace_workload(exp, answered(Ok(json), Concern::Import)?)?;
             Ok(Some(match dropped {
                 Some(d) => format!("{summary}. The {d}"),
                 None => format!("{summary}."),
             }))
         }
     }
+}
+
+/// A worker's answer (a custom workload's JSON, or why there is none) as
+/// the benchmark, its refusal an error of `concern`.
+fn answered(answer: Result<String, String>, concern: Concern) -> Result<Benchmark, Error> {
+    let json = answer.map_err(|e| Error::invalid(concern, e))?;
+    Ok(Benchmark::Custom(Custom::from_json(&json)?))
 }
 
 /// The custom workload as the Workload panel's text shows it: the whole

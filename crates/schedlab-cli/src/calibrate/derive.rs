@@ -117,23 +117,35 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
         }
         _ => run.default_cost("unix_msg_ns", d.unix_msg_ns, "a message probe did not run"),
     }
-    match (tcp_pair, pipe_pair) {
-        (Some(t), Some(p)) => {
-            let mut how = "tcp_loopback_pair - pipe_op_pair (send and receive softirq, charged to the sender)".to_string();
-            let v = ns(t - p, &mut how);
-            run.cost("net_msg_ns", v as f64, "measured", how);
-            costs.net_msg_ns = v;
+    // A loopback message's stack work: its one-thread write and read
+    // beyond a pipe's, send and receive softirq charged to the sender.
+    let loopback = [
+        (
+            "net_msg_ns",
+            "tcp_loopback_pair",
+            tcp_pair,
+            d.net_msg_ns,
+            &mut costs.net_msg_ns,
+        ),
+        (
+            "udp_msg_ns",
+            "udp_loopback_pair",
+            udp_pair,
+            d.udp_msg_ns,
+            &mut costs.udp_msg_ns,
+        ),
+    ];
+    for (cost, probe, pair, default, field) in loopback {
+        match (pair, pipe_pair) {
+            (Some(m), Some(p)) => {
+                let mut how = format!(
+                    "{probe} - pipe_op_pair (send and receive softirq, charged to the sender)"
+                );
+                *field = ns(m - p, &mut how);
+                run.cost(cost, *field as f64, "measured", how);
+            }
+            _ => run.default_cost(cost, default, "a message probe did not run"),
         }
-        _ => run.default_cost("net_msg_ns", d.net_msg_ns, "a message probe did not run"),
-    }
-    match (udp_pair, pipe_pair) {
-        (Some(u), Some(p)) => {
-            let mut how = "udp_loopback_pair - pipe_op_pair (send and receive softirq, charged to the sender)".to_string();
-            let v = ns(u - p, &mut how);
-            run.cost("udp_msg_ns", v as f64, "measured", how);
-            costs.udp_msg_ns = v;
-        }
-        _ => run.default_cost("udp_msg_ns", d.udp_msg_ns, "a message probe did not run"),
     }
     match fork {
         Some(f) => {
