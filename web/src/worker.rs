@@ -98,7 +98,7 @@ pub fn handle(
 
 fn import_rtapp(text: &str) -> schedlab::Result<Response> {
     let import = schedlab::workload::rtapp::import(text)?;
-    Ok(imported(import.workload, String::new()))
+    Ok(imported(import.workload, import.remarks.to_string()))
 }
 
 fn imported(workload: Custom, summary: String) -> Response {

@@ -411,12 +411,12 @@ fn import_rt_app_writes_an_experiment_that_runs() {
         .contains(r#""lock": "m""#));
 
     let bad = temp_file(
-        "iorun.json",
-        r#"{"tasks":{"t":{"loop":1,"iorun":1000,"run":1000}}}"#,
+        "deadline.json",
+        "{\"tasks\":{\"t\":{\"loop\":1,\n\"policy\":\"SCHED_DEADLINE\",\"run\":1000}}}",
     );
     let err = fails_with(8, &["import", "rt-app", bad.to_str().unwrap()]);
     assert!(
-        err.contains("tasks.t.iorun: the rt-app event \"iorun\" is not modelled"),
+        err.contains("tasks.t.policy (line 2): SCHED_DEADLINE is not modelled"),
         "{err}"
     );
 }

@@ -160,16 +160,19 @@ pub enum Cause {
     Wakeup,
     Fork,
     Balance,
+    /// sched_setaffinity moved a task off a CPU it may no longer use.
+    Affinity,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 3] = [Cause::Wakeup, Cause::Fork, Cause::Balance];
+    pub const ALL: [Cause; 4] = [Cause::Wakeup, Cause::Fork, Cause::Balance, Cause::Affinity];
 
     pub fn name(self) -> &'static str {
         match self {
             Cause::Wakeup => "wakeup",
             Cause::Fork => "fork",
             Cause::Balance => "balance",
+            Cause::Affinity => "affinity",
         }
     }
 }
@@ -308,11 +311,13 @@ pub enum Counter {
     /// flush had covered.
     LogFlushes,
     LogCovered,
+    /// sched_yield calls.
+    Yields,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 34] = [
+    pub const FIXED: [Counter; 35] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -347,6 +352,7 @@ impl Counter {
         Counter::LwLost,
         Counter::LogFlushes,
         Counter::LogCovered,
+        Counter::Yields,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -425,6 +431,7 @@ impl Counter {
             Counter::LwLost => 31,
             Counter::LogFlushes => 32,
             Counter::LogCovered => 33,
+            Counter::Yields => 34,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -522,6 +529,7 @@ impl fmt::Display for Counter {
             Counter::LwLost => f.write_str("lwlock.lost"),
             Counter::LogFlushes => f.write_str("log.flushes"),
             Counter::LogCovered => f.write_str("log.covered"),
+            Counter::Yields => f.write_str("sched.yield"),
         }
     }
 }
@@ -597,10 +605,12 @@ pub enum Reason {
     ActiveBalance,
     /// EEVDF: woken while still queued (delayed), so where it was.
     Delayed,
+    /// sched_setaffinity took the CPU it ran on out of its set.
+    SetAffinity,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 17] = [
+    pub const ALL: [Reason; 18] = [
         Reason::Prev,
         Reason::WakeAffine,
         Reason::WakeAffinePrevIdle,
@@ -618,6 +628,7 @@ impl Reason {
         Reason::LoadBalance,
         Reason::ActiveBalance,
         Reason::Delayed,
+        Reason::SetAffinity,
     ];
 
     pub fn name(self) -> &'static str {
@@ -641,6 +652,7 @@ impl Reason {
             Reason::LoadBalance => "load_balance",
             Reason::ActiveBalance => "active_balance",
             Reason::Delayed => "delayed",
+            Reason::SetAffinity => "set_affinity",
         }
     }
 

@@ -365,13 +365,18 @@ impl Experiment {
 
     /// An experiment running an rt-app file's tasks (see
     /// [`crate::workload::rtapp`]) on `machine` (a preset name) under the
-    /// current era's defaults (6.12), and the rt-app keys it accepted and ignored.
-    pub fn from_rtapp(text: &str, name: &str, machine: &str) -> Result<(Experiment, Vec<String>)> {
+    /// current era's defaults (6.12), and what the import says about the
+    /// file (keys accepted and ignored, notes).
+    pub fn from_rtapp(
+        text: &str,
+        name: &str,
+        machine: &str,
+    ) -> Result<(Experiment, crate::workload::rtapp::Remarks)> {
         let import = crate::workload::rtapp::import(text)?;
         let description =
             "Imported from an rt-app file: each task's period, slack, CPU time and wakeup latency.";
         let exp = Experiment::imported(name, description, machine, import.workload)?;
-        Ok((exp, import.ignored))
+        Ok((exp, import.remarks))
     }
 
     /// An imported scheduler trace's workload as an experiment on

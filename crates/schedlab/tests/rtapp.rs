@@ -2,15 +2,24 @@
 //! tests) become experiments that run, report each task's period, slack and
 //! wakeup latency; what is not modelled is an error naming the key.
 
+mod common;
+
+use common::machine;
+use schedlab::engine::{Sim, SimConfig};
 use schedlab::experiment::{run_all, Experiment};
+use schedlab::policy::{Era, PolicySpec};
+use schedlab::topology::HwCosts;
 use schedlab::workload::bench::Benchmark;
+use schedlab::workload::program::WorkloadSpec;
 
 fn file(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/rtapp/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 fn import(text: &str) -> Result<(Experiment, Vec<String>), String> {
-    Experiment::from_rtapp(text, "rt-app", "desktop-8c").map_err(|e| e.to_string())
+    Experiment::from_rtapp(text, "rt-app", "desktop-8c")
+        .map(|(exp, remarks)| (exp, remarks.ignored))
+        .map_err(|e| e.to_string())
 }
 
 /// The mean interval of a "mark ..." line of the tool output, us.
@@ -84,7 +93,9 @@ fn phases_loops_delay_and_relative_timers() {
     // No duration: the task ends after its two loops.
     assert_eq!(c.duration_ms, None);
     let prog = serde_json::to_value(&c.tasks[0].program).unwrap();
-    assert_eq!(prog[0], serde_json::json!({"sleep": {"ns": 500000}}));
+    // The delay: a clock_nanosleep to 0.5 ms after the start, where the
+    // timer's periods begin.
+    assert_eq!(prog[0], serde_json::json!({"until": {"ns": 500000}}));
     let body = &prog[1]["loop"];
     assert_eq!(body["count"], 2);
     assert_eq!(body["body"][0]["loop"]["count"], 20);
@@ -99,6 +110,7 @@ fn phases_loops_delay_and_relative_timers() {
     // "runtime0" is rt-app's wall-time run, "run1" an amount of work.
     assert_eq!(names, ["runtime", "sleep", "compute", "timer", "mark"]);
     assert_eq!(heavy[3]["timer"]["relative"], true);
+    assert_eq!(heavy[3]["timer"]["origin_ns"], 500000);
     let r = run_all(&exp, &mut |_, _| true).unwrap();
     let text = &r.rows[0].text["6.12"];
     // 60 periods of 10 ms: 40 light ones with 9 ms of slack, 20 heavy ones
@@ -211,7 +223,7 @@ fn an_overrunning_periodic_task_reports_negative_slack() {
 }
 
 #[test]
-fn what_is_not_modelled_is_an_error_naming_the_key() {
+fn what_is_not_modelled_is_an_error_naming_the_key_and_its_line() {
     let cases = [
         (
             r#"{"tasks":{"a":{"loop":1,"unlock":"m0","run":10}}}"#,
@@ -226,61 +238,156 @@ fn what_is_not_modelled_is_an_error_naming_the_key() {
             "workload.tasks[0].program[0] (task \"a\", cond_wait): waiting on \"c\" needs its mutex \"m\" held",
         ),
         (
-            r#"{"tasks":{"a":{"loop":1,"lock":"m","wait":{"ref":"c"},"unlock":"m"}}}"#,
-            "tasks.a.wait.mutex: names the mutex",
+            "{\"tasks\":{\"a\":{\"loop\":1,\n \"lock\":\"m\",\"wait\":{\"ref\":\"c\"},\"unlock\":\"m\"}}}",
+            "tasks.a.wait.mutex (line 2): names the mutex",
         ),
         (
-            r#"{"resources":{"m0":{"type":"mutex"}},"tasks":{"a":{"loop":1,"signal":"m0","run":10}}}"#,
-            "tasks.a.signal: resource \"m0\" is declared as a mutex, used here as a wait",
+            r#"{"resources":{"d":{"type":"gpu"}},"tasks":{"a":{"loop":1,"run":10}}}"#,
+            "resources.d.type (line 1): not an rt-app resource type",
         ),
         (
-            r#"{"resources":{"d":{"type":"iodev"}},"tasks":{"a":{"loop":1,"run":10}}}"#,
-            "resources.d.type: iodev resources are not modelled",
-        ),
-        (
-            r#"{"tasks":{"a":{"loop":1,"iorun":1000,"run":10}}}"#,
-            "tasks.a.iorun: the rt-app event \"iorun\" is not modelled",
+            r#"{"tasks":{"a":{"loop":1,"memrun":{"type":"read"},"run":10}}}"#,
+            "tasks.a.memrun (line 1): the memrun event is not modelled",
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"mem0":-5,"run":10}}}"#,
-            "tasks.a.mem0: -5 is not a size in bytes",
-        ),
-        (
-            r#"{"tasks":{"a":{"loop":-1,"suspend":"a","run":10}},"global":{"duration":1}}"#,
-            "tasks.a.suspend: the rt-app event \"suspend\"",
+            "tasks.a.mem0 (line 1): -5 is not a size in bytes",
         ),
         (
             r#"{"tasks":{"a":{"policy":"SCHED_FIFO","run":10}}}"#,
-            "tasks.a.policy: only SCHED_OTHER is modelled",
+            "tasks.a.policy (line 1): SCHED_FIFO is not modelled",
+        ),
+        (
+            r#"{"tasks":{"a":{"priority":50,"policy":"SCHED_RR","run":10}}}"#,
+            "tasks.a.policy (line 1): SCHED_RR is not modelled",
+        ),
+        (
+            r#"{"tasks":{"a":{"policy":"SCHED_DEADLINE","dl-runtime":100,"run":10}}}"#,
+            "tasks.a.policy (line 1): SCHED_DEADLINE is not modelled",
+        ),
+        (
+            r#"{"tasks":{"a":{"dl-runtime":100,"run":10}}}"#,
+            "tasks.a.dl-runtime (line 1): deadline parameters",
         ),
         (
             r#"{"global":{"default_policy":"SCHED_RR"},"tasks":{"a":{"run":10}}}"#,
-            "global.default_policy: only SCHED_OTHER",
+            "global.default_policy (line 1): SCHED_RR is not modelled",
         ),
         (
             r#"{"global":{"frobnicate":1},"tasks":{"a":{"run":10}}}"#,
-            "global.frobnicate: not a global key",
-        ),
-        (
-            r#"{"tasks":{"a":{"loop":-1,"run":10}}}"#,
-            "global.duration: a task loops forever",
+            "global.frobnicate (line 1): not an rt-app global key",
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"run":10,"cpus":[0,99]}}}"#,
             "workload.tasks[0].affinity (task \"a\"): cpulist",
         ),
         (
-            r#"{"tasks":{"a":{"loop":1,"timer":{"ref":"t","period":10}},"b":{"loop":1,"timer":{"ref":"t","period":10}}}}"#,
-            "tasks.b: timer \"t\" is also used by a",
+            r#"{"tasks":{"a":{"loop":1,"run":-5}}}"#,
+            "tasks.a.run (line 1): -5 us is negative",
         ),
         (
-            r#"{"tasks":{"a":{"loop":1,"run":-5}}}"#,
-            "tasks.a.run: -5 us is negative",
+            r#"{"tasks":{"a":{"loop":1,"run":"ten"}}}"#,
+            "tasks.a.run (line 1): expected a whole number",
         ),
-        ("{\"tasks\": {", "line 1, column 11"),
+        (
+            r#"{"tasks":{"a":{"loop":1,"fork":"b","run":10}}}"#,
+            "tasks.a.fork (line 1): no task is named \"b\"",
+        ),
+        (
+            r#"{"tasks":{"a":{"loop":1,"fork":"b","run":10},"b":{"loop":1,"fork":"a","run":10}}}"#,
+            "tasks.a (line 1): forks itself through a -> b -> a",
+        ),
+        (
+            r#"{"tasks":{"a":{"loop":1,"phases":{"p":{"run":10,"priority":-5}}}}}"#,
+            "tasks.a.phases.p.priority (line 1): a phase's own priority is not modelled",
+        ),
+        (
+            r#"{"tasks":{"a":{"loop":1,"run":10,"phases":{"p":{"run":10}}}}}"#,
+            "tasks.a.run (line 1): a task with phases runs only its phases' events",
+        ),
+        (
+            r#"{"tasks":{"a":{"instance":0,"run":10}}}"#,
+            "tasks (line 1): no task starts",
+        ),
+        (
+            r#"{"tasks":{"a":{"loop":1,"slep":10}}}"#,
+            "tasks.a.slep (line 1): not a task key or event",
+        ),
+        (
+            r#"{"tasks":{"a":{"loop":1,"run":0}}}"#,
+            "tasks.a (line 1): its events take no time",
+        ),
+        ("{\"tasks\": {", "line 1, column 12: expected a key"),
     ];
     for (json, want) in cases {
         let e = import(json).unwrap_err();
         assert!(e.starts_with(want), "{json}\n{e}");
     }
+}
+
+/// rt-app's dialect and its events as its media examples use them
+/// (tests/rtapp/media.json): the file imports as json-c and workgen read
+/// it, and each event does what rt-app's run_event does.
+#[test]
+fn a_media_pipeline_in_rt_apps_dialect_imports_and_runs_as_rt_app_runs_it() {
+    let (exp, remarks) =
+        Experiment::from_rtapp(&file("media.json"), "media", "desktop-8c").unwrap();
+    assert!(remarks.ignored.contains(&"global.frag".to_string()));
+    let notes = remarks.notes.join("\n");
+    assert!(
+        notes.contains(
+            "tasks.mover.phases.there.taskgroup (line 47): task group \"/background\" is run flat"
+        ),
+        "{notes}"
+    );
+    let Benchmark::Custom(c) = &exp.workload else {
+        panic!()
+    };
+    let names: Vec<&str> = c.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["tick", "out", "decoder", "spawner", "mover"]);
+    assert!(c.tasks.iter().all(|t| t.process == Some(1)), "one process");
+    let ops = |t: usize| serde_json::to_value(&c.tasks[t].program).unwrap()[0]["forever"].clone();
+    // The repeated "run" keeps its place; the bare suspend waits on the
+    // task's own condition variable.
+    let out = ops(1);
+    assert_eq!(out[1]["cond_wait"]["cond"], "out");
+    assert_eq!(out[3]["compute"]["ns"], 275_000);
+    assert_eq!(out[7]["compute"]["ns"], 500_000);
+    let decoder = ops(2);
+    assert_eq!(decoder[4], "yield");
+    assert_eq!(decoder[5]["syscalls"], 1);
+    assert_eq!(decoder[6]["syscalls"], 2);
+
+    let spec = WorkloadSpec {
+        channels: Vec::new(),
+        tasks: c.tasks.clone(),
+    };
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let cfg = SimConfig {
+        duration_ns: Some(1_000_000_000),
+        check_invariants: true,
+        ..SimConfig::new(topo, &PolicySpec::era(Era::V6_12), &spec).unwrap()
+    };
+    let run = Sim::new(&cfg).unwrap().run().unwrap();
+    let woken = |name: &str| {
+        let t = run.tasks.iter().find(|t| t.name == name).unwrap();
+        t.wakeup_latency.count
+    };
+    // 166 ticks in 1 s, each resuming the output thread, which resumes the
+    // decoder: no resume comes before its suspend, so none is lost.
+    for who in ["out", "decoder"] {
+        assert!((164..=167).contains(&woken(who)), "{who}: {}", woken(who));
+    }
+    assert_eq!(run.counters["sched.yield"], woken("decoder"));
+    // Two forks of three loops each; the mover's 4 rounds each leave CPU 2
+    // for CPU 0 and come back.
+    let workers = run.tasks.iter().filter(|t| t.name == "worker").count();
+    assert_eq!(workers, 2);
+    let moved: u64 = run
+        .counters
+        .iter()
+        .filter(|(k, _)| k.starts_with("migrations.affinity."))
+        .map(|(_, v)| v)
+        .sum();
+    assert_eq!(moved, 8);
 }

@@ -57,6 +57,7 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
     assert_eq!(
         instructions,
         [
+            "affinity",
             "barrier",
             "broadcast",
             "compute",
@@ -79,10 +80,12 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             "signal",
             "sleep",
             "spin_lock",
+            "syscalls",
             "timer",
             "unlock",
             "until",
-            "write"
+            "write",
+            "yield"
         ]
     );
 }

@@ -55,14 +55,13 @@ pub fn to_custom(experiment: String, edit: Callback<Edit>) {
 /// [`WorkloadEdit::RtApp`]. Empty text imports nothing.
 pub fn rtapp(text: String, edit: Callback<Edit>) {
     if text.trim().is_empty() {
-        let imported = Ok(String::new());
+        let imported = Ok((String::new(), String::new()));
         edit.emit(WorkloadEdit::RtApp { text, imported }.into());
         return;
     }
     let answer = {
         let text = text.clone();
-        edit.reform(move |a: Answer| {
-            let imported = a.map(|(w, _)| w);
+        edit.reform(move |imported: Answer| {
             WorkloadEdit::RtApp {
                 text: text.clone(),
                 imported,

@@ -128,7 +128,7 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
         WorkloadEdit::Repeats(text()).into(),
         WorkloadEdit::RtApp {
             text: text(),
-            imported: Ok(text()),
+            imported: Ok((text(), text())),
         }
         .into(),
         WorkloadEdit::Trace {

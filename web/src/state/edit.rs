@@ -113,11 +113,12 @@ pub enum WorkloadEdit {
     /// the worker's answer, that workload's JSON or why not.
     ToCustom(Result<String, String>),
     /// A pasted rt-app file and what the worker's import made of it: the
-    /// custom workload's JSON, or why it was refused. (The importer runs in
-    /// the worker, which keeps it out of the page's first load.)
+    /// custom workload's JSON and the import's remarks (keys ignored,
+    /// notes), or why it was refused. (The importer runs in the worker,
+    /// which keeps it out of the page's first load.)
     RtApp {
         text: String,
-        imported: Result<String, String>,
+        imported: Result<(String, String), String>,
     },
     /// A scheduler trace file, as the worker imported it: the replay's
     /// custom workload JSON and a line on what it holds, or why not.

@@ -418,9 +418,12 @@ fn a_benchmark_becomes_a_custom_workload_edited_as_text_or_from_rt_app() {
     );
     assert!(rt.is_valid(), "{:?}", rt.field_errors);
     assert!(matches!(rt.experiment.workload, Benchmark::Custom(_)));
-    let rt_bad = ed(&start, rtapp_edit(r#"{"tasks":{"t":{"iorun":100}}}"#));
+    let rt_bad = ed(&start, rtapp_edit(r#"{"tasks":{"t":{"memrun":100}}}"#));
     let err = rt_bad.error_at(&FieldId::RtApp).unwrap().to_string();
-    assert!(err.starts_with("tasks.t.iorun: the rt-app event"), "{err}");
+    assert!(
+        err.starts_with("tasks.t.memrun (line 1): the memrun event is not modelled"),
+        "{err}"
+    );
 }
 
 /// A keystroke that changes neither the machine nor a policy keeps the
@@ -469,7 +472,7 @@ fn rtapp_edit(text: &str) -> WorkloadEdit {
         &|url| panic!("fetched {url}"),
     );
     let imported = match resp {
-        Response::Imported { workload, .. } => Ok(workload),
+        Response::Imported { workload, summary } => Ok((workload, summary)),
         Response::Failed { error } => Err(error),
         other => panic!("{other:?}"),
     };

@@ -41,7 +41,11 @@ pub(super) fn apply(exp: &mut Experiment, edit: WorkloadEdit) -> Applied {
             if text.trim().is_empty() {
                 return Ok(None);
             }
-            replace_workload(exp, answered(imported, Concern::Import)?)
+            let (json, remarks) = imported.map_err(|e| Error::invalid(Concern::Import, e))?;
+            let dropped = replace_workload(exp, answered(Ok(json), Concern::Import)?)?;
+            // The import's remarks (ignored keys, notes), one per line.
+            let said: Vec<&str> = remarks.lines().chain(dropped.as_deref()).collect();
+            Ok((!said.is_empty()).then(|| said.join("; ")))
         }
         WorkloadEdit::Trace { imported } => {
             let (json, summary) = imported.map_err(|e| Error::invalid(Concern::Import, e))?;

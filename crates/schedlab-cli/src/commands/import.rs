@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
 pub enum From {
-    /// An rt-app JSON file: tasks (instance, loop, phases, cpus, priority),
-    /// run/runtime/sleep/timer events, global; anything not modelled is an
-    /// error naming its key.
+    /// An rt-app file, read as rt-app reads it (comments, trailing commas,
+    /// repeated keys): tasks (instance, loop, phases, cpus, priority), its
+    /// events, global; anything not modelled is an error naming its key and
+    /// line, and notes on standard error say what runs unlike rt-app.
     #[command(name = "rt-app")]
     RtApp {
         file: PathBuf,
@@ -31,13 +32,10 @@ pub fn command(from: From) -> Result<String, Failure> {
     let name = file
         .file_stem()
         .map_or("rt-app".to_string(), |s| s.to_string_lossy().into_owned());
-    let (exp, ignored) = schedlab::experiment::Experiment::from_rtapp(&text, &name, &machine)
+    let (exp, remarks) = schedlab::experiment::Experiment::from_rtapp(&text, &name, &machine)
         .map_err(|e| Failure::from(e).context(&shown))?;
-    if !ignored.is_empty() {
-        eprintln!(
-            "schedlab: accepted and ignored (no effect in a simulation): {}",
-            ignored.join(", ")
-        );
+    for line in remarks.to_string().lines() {
+        eprintln!("schedlab: {line}");
     }
     experiment_out(&exp, output)
 }

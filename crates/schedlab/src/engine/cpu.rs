@@ -110,6 +110,9 @@ pub(crate) struct Cpu {
     pub load_tick_ns: u64,
     pub(super) acct: Acct,
     pub(super) acct_since: u64,
+    /// The CPU this one last sent a task to whose affinity excluded it
+    /// (cpumask_any_and_distribute's per-CPU distribute_cpu_mask_prev).
+    pub(super) distribute_prev: usize,
 }
 
 impl Cpu {
@@ -138,6 +141,7 @@ impl Cpu {
             load_tick_ns: 0,
             acct: Acct::Idle,
             acct_since: 0,
+            distribute_prev: 0,
         }
     }
 

@@ -20,6 +20,16 @@ use crate::workload::program::{Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
 
+/// A `timer` instruction's timer (its labels aside).
+#[derive(Debug, Clone, Copy)]
+struct TimerInsn {
+    period_ns: u64,
+    origin_ns: u64,
+    slot: usize,
+    shared: bool,
+    relative: bool,
+}
+
 /// What an instruction left the task doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Flow {
@@ -254,11 +264,40 @@ impl Sim {
             }
             Insn::Timer {
                 period_ns,
+                origin_ns,
                 slot,
+                shared,
                 relative,
                 slack,
                 run,
-            } => return self.timer_insn(cpu, task, period_ns, slot, relative, slack, run),
+            } => {
+                let timer = TimerInsn {
+                    period_ns,
+                    origin_ns,
+                    slot: slot as usize,
+                    shared,
+                    relative,
+                };
+                return self.timer_insn(cpu, task, timer, slack, run);
+            }
+            Insn::Yield => {
+                self.tasks[task].pc += 1;
+                let cost = self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Yield);
+            }
+            Insn::Affinity(i) => {
+                self.tasks[task].pc += 1;
+                if self.cpuset_of(i) == self.affinity[task] {
+                    return Flow::Next;
+                }
+                let cost = self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Affinity(i));
+            }
+            Insn::Syscalls(n) => {
+                self.tasks[task].pc += 1;
+                let cost = self.cost.syscall().saturating_mul(n);
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
+            }
             Insn::Lap(label) => {
                 let now = self.now;
                 let from = self.tasks[task].lap_from_ns;
@@ -360,26 +399,34 @@ impl Sim {
         self.tasks[task].pc += 1;
     }
 
-    /// `timer`: the end of the period of timer `slot`; sleeps until it
+    /// `timer`: the end of the period of its timer; sleeps until it
     /// unless it has passed, recording the activation and its slack.
-    #[allow(clippy::too_many_arguments)]
     fn timer_insn(
         &mut self,
         cpu: usize,
         task: usize,
-        period_ns: u64,
-        slot: usize,
-        relative: bool,
+        timer: TimerInsn,
         slack: Option<u32>,
         run: Option<u32>,
     ) -> Flow {
         let now = self.now;
+        let TimerInsn {
+            period_ns,
+            relative,
+            ..
+        } = timer;
         let t = &mut self.tasks[task];
         t.pc += 1;
         let activation = std::mem::replace(&mut t.activation_ns, now);
-        let end = t.timers[slot].unwrap_or(t.started_ns + period_ns);
+        let first_end = t.started_ns + timer.origin_ns + period_ns;
+        let state = if timer.shared {
+            &mut self.sync.timers[timer.slot]
+        } else {
+            &mut t.timers[timer.slot]
+        };
+        let end = state.unwrap_or(first_end);
         let left = end.saturating_sub(now);
-        t.timers[slot] = Some(if left == 0 && relative {
+        *state = Some(if left == 0 && relative {
             now + period_ns
         } else {
             end + period_ns
@@ -497,6 +544,8 @@ impl Sim {
                 let woken = self.take_lw_waiters(lock);
                 self.wake_then(cpu, task, woken, false, Pending::None);
             }
+            Pending::Yield => self.sched_yield(cpu, task),
+            Pending::Affinity(i) => self.set_affinity(cpu, task, i),
         }
     }
 

@@ -19,6 +19,7 @@ mod lwlock;
 mod occupancy;
 mod pipe;
 pub mod queue;
+mod sched_calls;
 mod sched_env;
 mod schedule;
 mod segment;

@@ -1,5 +1,5 @@
 //! The state of the pthread objects rt-app uses (mutexes, spinning
-//! mutexes, condition variables, barriers), of counting semaphores (a
+//! mutexes, condition variables, barriers, shared timers), of counting semaphores (a
 //! replayed trace's wakeups), and of PostgreSQL's LWLocks and write-ahead
 //! logs; how tasks use them is `futex.rs` and `lwlock.rs`.
 
@@ -111,6 +111,9 @@ pub(crate) struct SyncObjects {
     pub sems: Vec<Sem>,
     pub lwlocks: Vec<LwLock>,
     pub logs: Vec<Log>,
+    /// The end of each shared timer's current period (None until first
+    /// used), like a task's own timers.
+    pub timers: Vec<Option<u64>>,
 }
 
 impl SyncObjects {
@@ -127,6 +130,7 @@ impl SyncObjects {
             sems: vec![Sem::default(); workload.sems.len()],
             lwlocks: vec![LwLock::default(); workload.lwlocks.len()],
             logs: vec![Log::default(); workload.logs.len()],
+            timers: vec![None; workload.shared_timers.len()],
         }
     }
 }

@@ -442,6 +442,27 @@ pub struct EraRules {
     pub tick_stop: TickStop,
     pub util_est: UtilEstRule,
     pub pipe_writer_wake: PipeWriterWake,
+    pub yield_task: YieldTask,
+    /// set_cpus_allowed_ptr sends a task off a CPU its new set excludes to
+    /// the next CPU of the set after the last one sent to from this CPU
+    /// (cpumask_any_and_distribute, v5.7+), not the set's first.
+    pub affinity_distribute: bool,
+}
+
+/// What yield_task_fair does to the yielding task before schedule() picks
+/// again (nothing at all when it is alone on its queue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YieldTask {
+    /// v2.6.27 (sched_compat_yield off): update_curr only.
+    UpdateCurr,
+    /// v2.6.28: also clears the buddies that point at it.
+    ClearBuddies,
+    /// v4.15, v6.5: and makes it the skip buddy, which pick_next_entity
+    /// passes over for the next task when that is within the wakeup
+    /// granularity of it.
+    SkipBuddy,
+    /// v6.12 (EEVDF): and moves its deadline one slice on.
+    PushDeadline,
 }
 
 const LEGACY_LEVELS: &[&str] = &["SIBLING", "MC", "CPU", "NODE", "ALLNODES"];
@@ -493,10 +514,13 @@ const V2_6_27: EraRules = EraRules {
     tick_stop: TickStop::EveryIdle,
     util_est: UtilEstRule::Absent,
     pipe_writer_wake: PipeWriterWake::PageFreed,
+    yield_task: YieldTask::UpdateCurr,
+    affinity_distribute: false,
 };
 
 const V2_6_28: EraRules = EraRules {
     retuned_templates: true,
+    yield_task: YieldTask::ClearBuddies,
     cache_hot_buddy: CacheHotBuddy::NextOrLast,
     affine_sync_ignores_overlap: false,
     affine_when_prev_is_this: false,
@@ -548,9 +572,12 @@ const V4_15: EraRules = EraRules {
     tick_stop: TickStop::EveryIdle,
     util_est: UtilEstRule::Absent,
     pipe_writer_wake: PipeWriterWake::PageFreed,
+    yield_task: YieldTask::SkipBuddy,
+    affinity_distribute: false,
 };
 
 const V6_5: EraRules = EraRules {
+    affinity_distribute: true,
     needs_load_balance_flag: false,
     wake_walk_needs_load_balance: false,
     wake_affine_idle: WakeAffineIdle::AlsoIdlePrev,
@@ -590,6 +617,7 @@ const V6_12: EraRules = EraRules {
     smt_balance: true,
     util_est: UtilEstRule::Ewma,
     detach_skip: DetachSkip::RelaxedLoadAndUtil,
+    yield_task: YieldTask::PushDeadline,
     ..V6_5
 };
 
@@ -643,6 +671,7 @@ mod tests {
                 affine_when_prev_is_this: true,
                 pair_slice_pick: true,
                 overlap_preempt_needs_sync: true,
+                yield_task: YieldTask::UpdateCurr,
                 ..v28
             },
             Era::V2_6_27.rules()
@@ -668,6 +697,7 @@ mod tests {
                 smt_balance: false,
                 util_est: UtilEstRule::LastAndEwma,
                 detach_skip: DetachSkip::RelaxedLoad,
+                yield_task: YieldTask::SkipBuddy,
                 ..v612
             },
             Era::V6_5.rules()

@@ -6,7 +6,9 @@
 //! running one is `curr`. Entities live in the engine's table, indexed by
 //! task id; functions here take that table.
 
-use crate::policy::{Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies};
+use crate::policy::{
+    Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies, YieldTask,
+};
 use crate::sched::load::{Pelt, UtilEst};
 
 mod eevdf;
@@ -111,6 +113,8 @@ pub struct CfsRq {
     pub nr_running: usize,
     pub next: Option<TaskId>,
     pub last: Option<TaskId>,
+    /// The skip buddy: a task that yielded (4.15, 6.5).
+    pub skip: Option<TaskId>,
     /// When the current next-buddy pair started (2.6.27's pair_start).
     pub pair_start_ns: u64,
     pub pelt: Pelt,
@@ -149,6 +153,7 @@ impl CfsRq {
             nr_running: 0,
             next: None,
             last: None,
+            skip: None,
             pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
             util_est: 0,
@@ -381,12 +386,7 @@ impl CfsRq {
             self.protect = Some((id, e.deadline));
         }
         // A picked buddy has had its turn.
-        if self.next == Some(id) {
-            self.next = None;
-        }
-        if self.last == Some(id) {
-            self.last = None;
-        }
+        self.clear_buddies(id);
     }
 
     pub fn clear_buddies(&mut self, id: TaskId) {
@@ -395,6 +395,31 @@ impl CfsRq {
         }
         if self.last == Some(id) {
             self.last = None;
+        }
+        if self.skip == Some(id) {
+            self.skip = None;
+        }
+    }
+
+    /// yield_task_fair on the running task `id`, as `kind` says (the caller
+    /// has brought it up to date, update_curr); nothing when it is alone.
+    pub fn yield_curr(&mut self, id: TaskId, ents: &mut [Entity], kind: YieldTask) {
+        debug_assert_eq!(self.curr, Some(id));
+        if self.nr_running == 1 {
+            return;
+        }
+        match kind {
+            YieldTask::UpdateCurr => {}
+            YieldTask::ClearBuddies => self.clear_buddies(id),
+            YieldTask::SkipBuddy => {
+                self.clear_buddies(id);
+                self.skip = Some(id);
+            }
+            YieldTask::PushDeadline => {
+                self.clear_buddies(id);
+                let e = &mut ents[id];
+                e.deadline += calc_delta_fair(e.slice_ns, e.weight);
+            }
         }
     }
 
@@ -523,6 +548,15 @@ impl CfsRq {
                 && Self::wakeup_preempt_entity(&ents[buddy], &ents[left], t) < 1
             {
                 return Some(buddy);
+            }
+        }
+        // The skip buddy yields to the task after it if that one is
+        // within the wakeup granularity of it (pick_next_entity, v4.15).
+        if self.skip == Some(left) {
+            if let Some(second) = self.queued().nth(1) {
+                if Self::wakeup_preempt_entity(&ents[second], &ents[left], t) < 1 {
+                    return Some(second);
+                }
             }
         }
         Some(left)
@@ -713,6 +747,67 @@ mod tests {
         assert_eq!(rq.pick_next(&e, &p), Some(1), "3 ms behind: within 4 ms");
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[2], &e[0], &t), 1);
         assert_eq!(CfsRq::wakeup_preempt_entity(&e[0], &e[2], &t), -1);
+    }
+
+    /// yield_task_fair, v4.15 / v6.5: the yielder becomes the skip buddy,
+    /// and pick_next_entity passes over it for the task after it when that
+    /// one is within the wakeup granularity (4 ms at these tunables); v2.6.28
+    /// clears its buddies only, so the leftmost runs, the yielder.
+    #[test]
+    fn a_yield_skips_the_yielder_for_a_task_within_the_granularity_4_15() {
+        let p = crate::policy::PolicySpec::era(Era::V6_5)
+            .resolve(8)
+            .unwrap();
+        for (behind, kind, picked) in [
+            (3_000_000, YieldTask::SkipBuddy, 1),
+            (5_000_000, YieldTask::SkipBuddy, 0),
+            (3_000_000, YieldTask::ClearBuddies, 0),
+            (3_000_000, YieldTask::UpdateCurr, 0),
+        ] {
+            let mut e = ents(&[1024, 1024]);
+            e[0].vruntime = VRUNTIME_ORIGIN;
+            e[1].vruntime = VRUNTIME_ORIGIN + behind;
+            let mut rq = CfsRq::new(0);
+            rq.enqueue(0, &mut e);
+            rq.enqueue(1, &mut e);
+            rq.set_curr(0, &mut e, 0);
+            rq.next = Some(0);
+            rq.yield_curr(0, &mut e, kind);
+            assert_eq!(
+                rq.next.is_none(),
+                kind != YieldTask::UpdateCurr,
+                "{kind:?}: clear_buddies from 2.6.28 on"
+            );
+            rq.put_prev(0, &e);
+            assert_eq!(
+                rq.pick_next(&e, &p),
+                Some(picked),
+                "{kind:?}, {behind} ns behind"
+            );
+            // Picked, the skip buddy has had its turn (clear_buddies).
+            rq.set_curr(0, &mut e, 0);
+            assert_eq!(rq.skip, None);
+        }
+    }
+
+    /// yield_task_fair, v6.12: the yielder's deadline moves one slice on
+    /// (calc_delta_fair of its slice: 3 ms at nice 0, 6 ms at half the
+    /// weight); alone on its queue, nothing changes.
+    #[test]
+    fn a_yield_pushes_the_deadline_by_a_slice_6_12() {
+        let mut e = ents(&[1024, 512]);
+        for (i, e) in e.iter_mut().enumerate() {
+            e.slice_ns = 3_000_000;
+            e.deadline = 10_000_000 + i as u64;
+        }
+        let mut rq = CfsRq::with_picker(0, Picker::Eevdf);
+        rq.enqueue(1, &mut e);
+        rq.set_curr(1, &mut e, 0);
+        rq.yield_curr(1, &mut e, YieldTask::PushDeadline);
+        assert_eq!(e[1].deadline, 10_000_001, "alone: no change");
+        rq.enqueue(0, &mut e);
+        rq.yield_curr(1, &mut e, YieldTask::PushDeadline);
+        assert_eq!(e[1].deadline, 10_000_001 + 6_000_000);
     }
 
     /// pick_next (v2.6.27): two nice-0 tasks queued behind the running

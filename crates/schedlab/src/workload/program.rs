@@ -108,6 +108,16 @@ pub enum Op {
     /// Sleep on a timer until this long after the task started (an
     /// arrival at a recorded time); no sleep if that time has passed.
     Until(Time),
+    /// sched_yield: give the CPU to another runnable task of its queue, as
+    /// the era's yield_task_fair lets it (see `YieldTask`).
+    Yield,
+    /// sched_setaffinity to a cpulist (null: every CPU). A change moves the
+    /// task off a CPU it may no longer use, as set_cpus_allowed_ptr does;
+    /// the same set again makes no system call (rt-app's check).
+    Affinity(Option<String>),
+    /// This many system calls that return at once (a write to /dev/null,
+    /// a zero-length nanosleep): their entry and exit only.
+    Syscalls(u64),
     /// Repeat the body `count` times.
     Loop { count: u64, body: Vec<Op> },
     /// Repeat the body until the run ends.
@@ -283,17 +293,27 @@ pub fn default_mem_buffer() -> u64 {
     4 << 20
 }
 
-/// A periodic timer: the first period starts when the task starts; each
-/// use sleeps until the end of the current period, which then begins the
-/// next. Late (the period already over): no sleep, and the next period
-/// ends one period after the missed end (absolute) or after now (relative).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A periodic timer: the first period starts `origin_ns` after the task
+/// starts; each use sleeps until the end of the current period, which then
+/// begins the next. Late (the period already over): no sleep, and the next
+/// period ends one period after the missed end (absolute) or after now
+/// (relative).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimerSpec {
     pub period_ns: u64,
     /// Timers of one task with the same name share their periods.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// Every task's timers of this name are one timer (rt-app's named
+    /// timers): each use, by whichever task, moves its end one period on.
+    /// Its first period starts from the first user's start.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shared: bool,
+    /// When the first period starts, after the task's start (rt-app's
+    /// initial `delay`).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub origin_ns: u64,
     #[serde(default, skip_serializing_if = "is_false")]
     pub relative: bool,
     /// Record each use's slack (time left in the period, 0 when late)
@@ -373,15 +393,22 @@ pub enum Insn {
     Lap(usize),
     /// Fork the compiled task `template`.
     Fork(usize),
-    /// Sleep to the end of the period of timer `slot`.
-    /// (Labels as u32, so that this, the largest instruction, stays small.)
+    /// Sleep to the end of the period of timer `slot` (the task's own, or
+    /// the workload's `shared` one). (Labels and slots as u32, so that this,
+    /// the largest instruction, stays small.)
     Timer {
         period_ns: u64,
-        slot: usize,
+        origin_ns: u64,
+        slot: u32,
+        shared: bool,
         relative: bool,
         slack: Option<u32>,
         run: Option<u32>,
     },
+    Yield,
+    /// Set the task's CPUs to `cpusets[i]` of the workload.
+    Affinity(u32),
+    Syscalls(u64),
     /// Compute until the time wall-clock ns after the start.
     Runtime(Time),
     Mem {
@@ -471,6 +498,10 @@ pub struct Workload {
     /// How many initial tasks use each barrier: it opens when they all
     /// have arrived.
     pub barrier_users: Vec<usize>,
+    /// Timers every task shares, by name (`TimerSpec::shared`), by slot.
+    pub shared_timers: Vec<String>,
+    /// The CPU sets `affinity` instructions name (None: every CPU), by slot.
+    pub cpusets: Vec<Option<CpuSet>>,
     /// The timer names of the task being compiled.
     timer_names: Vec<String>,
     /// The mutexes the task being compiled holds at this point of its code.
@@ -486,6 +517,9 @@ fn takes_time(op: &Op) -> bool {
         | Op::Read { .. }
         | Op::Sleep(_)
         | Op::Until(_)
+        | Op::Yield
+        | Op::Affinity(_)
+        | Op::Syscalls(_)
         | Op::Fork(_)
         | Op::Timer(_)
         | Op::Runtime(_)
@@ -572,6 +606,8 @@ impl Workload {
             lwlocks: Vec::new(),
             logs: Vec::new(),
             barrier_users: Vec::new(),
+            shared_timers: Vec::new(),
+            cpusets: Vec::new(),
             timer_names: Vec::new(),
             held: Vec::new(),
             fork_depth: 0,
@@ -767,6 +803,28 @@ impl Workload {
                         }
                     });
                 }
+                Op::Yield => code.push(Insn::Yield),
+                Op::Affinity(list) => {
+                    let set = match list {
+                        Some(l) => Some(parse_cpulist(l, ncpus).map_err(|e| fail(e.to_string()))?),
+                        None => None,
+                    };
+                    let i = match self.cpusets.iter().position(|s| *s == set) {
+                        Some(i) => i,
+                        None => {
+                            self.cpusets.push(set);
+                            self.cpusets.len() - 1
+                        }
+                    };
+                    code.push(Insn::Affinity(i as u32));
+                }
+                Op::Syscalls(0) => return Err(fail("needs at least 1 system call".into())),
+                Op::Syscalls(n) => {
+                    limits::SIM_TIME_NS
+                        .check(Concern::Workload, "syscalls", *n)
+                        .map_err(|e| fail(e.to_string()))?;
+                    code.push(Insn::Syscalls(*n));
+                }
                 Op::Loop { count: 0, .. } => {
                     return Err(fail("a loop needs a count of at least 1".into()));
                 }
@@ -791,19 +849,31 @@ impl Workload {
                     limits::SIM_TIME_NS
                         .check(Concern::Workload, "period_ns", t.period_ns)
                         .map_err(|e| fail(e.to_string()))?;
-                    let slot = match self.timer_names.iter().position(|n| *n == t.name) {
+                    if t.origin_ns > 0 {
+                        limits::SIM_TIME_NS
+                            .check(Concern::Workload, "origin_ns", t.origin_ns)
+                            .map_err(|e| fail(e.to_string()))?;
+                    }
+                    let names = if t.shared {
+                        &mut self.shared_timers
+                    } else {
+                        &mut self.timer_names
+                    };
+                    let slot = match names.iter().position(|n| *n == t.name) {
                         Some(s) => s,
                         None => {
-                            self.timer_names.push(t.name.clone());
-                            self.timer_names.len() - 1
+                            names.push(t.name.clone());
+                            names.len() - 1
                         }
-                    };
+                    } as u32;
                     // Labels are named in the program: far fewer than 2^32.
                     let slack = t.slack.as_ref().map(|l| self.label(l) as u32);
                     let run = t.run.as_ref().map(|l| self.label(l) as u32);
                     code.push(Insn::Timer {
                         period_ns: t.period_ns,
+                        origin_ns: t.origin_ns,
                         slot,
+                        shared: t.shared,
                         relative: t.relative,
                         slack,
                         run,
@@ -1050,6 +1120,9 @@ impl Op {
             Op::Read { .. } => "read",
             Op::Sleep(_) => "sleep",
             Op::Until(_) => "until",
+            Op::Yield => "yield",
+            Op::Affinity(_) => "affinity",
+            Op::Syscalls(_) => "syscalls",
             Op::Loop { .. } => "loop",
             Op::Forever(_) => "forever",
             Op::Mark(_) => "mark",

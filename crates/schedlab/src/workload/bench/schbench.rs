@@ -175,10 +175,7 @@ impl Schbench {
                 serve.extend((0..(n % t as u64) as usize).flat_map(post_to));
                 serve.push(Op::Timer(Box::new(TimerSpec {
                     period_ns: 1_000_000_000,
-                    name: String::new(),
-                    relative: false,
-                    slack: None,
-                    run: None,
+                    ..TimerSpec::default()
                 })));
             }
             program.push(Op::Forever(serve));

@@ -1,0 +1,176 @@
+//! The scheduling calls a task makes on itself (sched_setaffinity,
+//! sched_yield), system calls that return at once, and timers shared by
+//! several tasks, as rt-app's events use them.
+
+mod common;
+
+use common::machine;
+use schedlab::counters::Reason;
+use schedlab::engine::stats::{TraceEvent, TraceWindow};
+use schedlab::engine::{RunOutput, Sim, SimConfig};
+use schedlab::policy::{Era, PolicySpec};
+use schedlab::topology::{HwCosts, Topology};
+use schedlab::workload::program::{Workload, WorkloadSpec};
+
+fn run(era: Era, topo: &Topology, workload_json: &str, duration_ns: Option<u64>) -> RunOutput {
+    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
+    let cfg = SimConfig {
+        policy: PolicySpec::era(era).resolve(topo.ncpus()).unwrap(),
+        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
+        topology: topo.clone(),
+        seed: 1,
+        start_ns: 0,
+        duration_ns,
+        trace: Some(TraceWindow {
+            start_ns: 0,
+            end_ns: u64::MAX,
+            max_events: 100_000,
+            from_first_wakeup: false,
+        }),
+        measure_from_ns: 0,
+        check_invariants: true,
+    };
+    Sim::new(&cfg).unwrap().run().unwrap()
+}
+
+fn four_cpus() -> Topology {
+    machine(1, 1, 4, 1, HwCosts::default())
+}
+
+/// Where sched_setaffinity sent each task that had to move, in order.
+fn affinity_moves(out: &RunOutput) -> Vec<(usize, usize)> {
+    out.trace
+        .iter()
+        .filter_map(|e| match *e {
+            TraceEvent::Migrate {
+                from,
+                to,
+                reason: Reason::SetAffinity,
+                ..
+            } => Some((from, to)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two tasks on CPU 0 each give themselves CPUs 1-3 (after 1 ms and 2 ms
+/// of work): __set_cpus_allowed_ptr moves each off CPU 0 at once.
+const TWO_LEAVE_CPU_0: &str = r#"{"tasks":[
+  {"name":"A","affinity":"0","program":[{"compute":{"ns":1000000}},{"affinity":"1-3"},{"compute":{"ns":5000000}}]},
+  {"name":"B","affinity":"0","program":[{"compute":{"ns":2000000}},{"affinity":"1-3"},{"compute":{"ns":5000000}}]}]}"#;
+
+#[test]
+fn set_affinity_moves_a_task_to_the_first_allowed_cpu_before_5_7_and_distributes_after() {
+    // v4.15 __set_cpus_allowed_ptr: cpumask_any_and, the set's first CPU
+    // for both; v6.12: cpumask_any_and_distribute, the next CPU after the
+    // one this CPU chose last (starting after CPU 0).
+    let old = run(Era::V4_15, &four_cpus(), TWO_LEAVE_CPU_0, None);
+    assert_eq!(affinity_moves(&old), [(0, 1), (0, 1)]);
+    let new = run(Era::V6_12, &four_cpus(), TWO_LEAVE_CPU_0, None);
+    assert_eq!(affinity_moves(&new), [(0, 1), (0, 2)]);
+    assert_eq!(new.counters.get("migrations.affinity.MC"), Some(&2));
+}
+
+#[test]
+fn set_affinity_to_a_set_holding_the_cpu_moves_nothing_and_the_same_set_costs_no_call() {
+    let w = |sets: &str| {
+        format!(
+            r#"{{"tasks":[{{"name":"A","affinity":"0","program":[{sets}{{"compute":{{"ns":1000000}}}}]}}]}}"#
+        )
+    };
+    let plain = run(Era::V6_12, &four_cpus(), &w(""), None);
+    let same = run(Era::V6_12, &four_cpus(), &w(r#"{"affinity":"0"},"#), None);
+    let wider = run(Era::V6_12, &four_cpus(), &w(r#"{"affinity":"0-1"},"#), None);
+    let all = run(Era::V6_12, &four_cpus(), &w(r#"{"affinity":null},"#), None);
+    // The same set: rt-app makes no call, and neither does the model.
+    assert_eq!(same.tasks[0].exited_ns, plain.tasks[0].exited_ns);
+    // A set that still holds CPU 0: one system call, no move.
+    let call = HwCosts::default().syscall_ns;
+    for out in [&wider, &all] {
+        assert_eq!(
+            out.tasks[0].exited_ns.unwrap(),
+            plain.tasks[0].exited_ns.unwrap() + call
+        );
+        assert!(affinity_moves(out).is_empty());
+    }
+}
+
+#[test]
+fn syscalls_cost_their_entry_and_exit_each() {
+    let w = |n: u64| {
+        format!(
+            r#"{{"tasks":[{{"name":"A","program":[{{"compute":{{"ns":1000}}}},{{"syscalls":{n}}}]}}]}}"#
+        )
+    };
+    let one = run(Era::V6_12, &four_cpus(), &w(1), None);
+    let many = run(Era::V6_12, &four_cpus(), &w(1001), None);
+    let call = HwCosts::default().syscall_ns;
+    assert_eq!(
+        many.tasks[0].exited_ns.unwrap() - one.tasks[0].exited_ns.unwrap(),
+        1000 * call
+    );
+}
+
+/// Marks' times of a label.
+fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
+    out.marks
+        .iter()
+        .find(|m| m.label == label)
+        .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
+}
+
+fn timer_task(name: &str, shared: bool, origin_ns: u64) -> String {
+    format!(
+        r#"{{"name":"{name}","program":[{{"loop":{{"count":5,"body":[{{"compute":{{"ns":100000}}}},{{"timer":{{"period_ns":10000000,"name":"tick","shared":{shared},"origin_ns":{origin_ns}}}}},{{"mark":"{name}"}}]}}}}]}}"#
+    )
+}
+
+#[test]
+fn a_shared_timer_moves_one_period_on_at_each_use_by_any_task() {
+    // rt-app's named timer: both tasks add the period to one t_next, so
+    // each sleeps to every other period end.
+    let own = format!(
+        r#"{{"tasks":[{},{}]}}"#,
+        timer_task("a", false, 0),
+        timer_task("b", false, 0)
+    );
+    let shared = format!(
+        r#"{{"tasks":[{},{}]}}"#,
+        timer_task("a", true, 0),
+        timer_task("b", true, 0)
+    );
+    let gaps = |out: &RunOutput, l: &str| -> Vec<u64> {
+        marks(out, l)
+            .windows(2)
+            .map(|w| (w[1] - w[0]) / 1_000_000)
+            .collect()
+    };
+    let own = run(Era::V6_12, &four_cpus(), &own, None);
+    assert_eq!(gaps(&own, "a"), [10, 10, 10, 10]);
+    let shared = run(Era::V6_12, &four_cpus(), &shared, None);
+    assert_eq!(gaps(&shared, "a"), [20, 20, 20, 20]);
+    assert_eq!(gaps(&shared, "b"), [20, 20, 20, 20]);
+    // Together they take each period end once: 10 ms apart.
+    let mut all = [marks(&shared, "a"), marks(&shared, "b")].concat();
+    all.sort_unstable();
+    let ends: Vec<u64> = all.iter().map(|t| t / 1_000_000).collect();
+    assert_eq!(ends, [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+}
+
+#[test]
+fn a_timers_first_period_starts_at_its_origin() {
+    let w = format!(r#"{{"tasks":[{}]}}"#, timer_task("a", false, 5_000_000));
+    let out = run(Era::V6_12, &four_cpus(), &w, None);
+    let ends: Vec<u64> = marks(&out, "a").iter().map(|t| t / 1_000_000).collect();
+    assert_eq!(ends, [15, 25, 35, 45, 55]);
+}
+
+#[test]
+fn sched_yield_is_counted_and_alone_on_its_cpu_the_task_keeps_running() {
+    let w = r#"{"tasks":[{"name":"A","affinity":"0","program":[{"loop":{"count":10,"body":[{"compute":{"ns":100000}},"yield"]}}]}]}"#;
+    for era in Era::ALL {
+        let out = run(era, &four_cpus(), w, None);
+        assert_eq!(out.counters.get("sched.yield"), Some(&10), "{era}");
+        assert_eq!(out.tasks[0].switches, 1, "{era}: alone, it is picked again");
+    }
+}
