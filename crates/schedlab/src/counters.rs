@@ -313,11 +313,14 @@ pub enum Counter {
     LogCovered,
     /// sched_yield calls.
     Yields,
+    /// An RT queue ran out of its bandwidth (sched_rt_runtime) and was
+    /// throttled until the period's end.
+    RtThrottled,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 35] = [
+    pub const FIXED: [Counter; 36] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -353,6 +356,7 @@ impl Counter {
         Counter::LogFlushes,
         Counter::LogCovered,
         Counter::Yields,
+        Counter::RtThrottled,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -432,6 +436,7 @@ impl Counter {
             Counter::LogFlushes => 32,
             Counter::LogCovered => 33,
             Counter::Yields => 34,
+            Counter::RtThrottled => 35,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -530,6 +535,7 @@ impl fmt::Display for Counter {
             Counter::LogFlushes => f.write_str("log.flushes"),
             Counter::LogCovered => f.write_str("log.covered"),
             Counter::Yields => f.write_str("sched.yield"),
+            Counter::RtThrottled => f.write_str("rt.throttled"),
         }
     }
 }
@@ -607,10 +613,15 @@ pub enum Reason {
     Delayed,
     /// sched_setaffinity took the CPU it ran on out of its set.
     SetAffinity,
+    /// The RT class: find_lowest_rq placed it (a wakeup or fork), a
+    /// crowded CPU pushed it, a CPU whose RT priority dropped pulled it.
+    RtLowest,
+    RtPush,
+    RtPull,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 21] = [
         Reason::Prev,
         Reason::WakeAffine,
         Reason::WakeAffinePrevIdle,
@@ -629,6 +640,9 @@ impl Reason {
         Reason::ActiveBalance,
         Reason::Delayed,
         Reason::SetAffinity,
+        Reason::RtLowest,
+        Reason::RtPush,
+        Reason::RtPull,
     ];
 
     pub fn name(self) -> &'static str {
@@ -653,6 +667,9 @@ impl Reason {
             Reason::ActiveBalance => "active_balance",
             Reason::Delayed => "delayed",
             Reason::SetAffinity => "set_affinity",
+            Reason::RtLowest => "rt.lowest",
+            Reason::RtPush => "rt.push",
+            Reason::RtPull => "rt.pull",
         }
     }
 

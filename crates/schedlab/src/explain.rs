@@ -94,6 +94,8 @@ struct Facts<'a> {
     scan_found_pct: f64,
     /// Where most remote wakeups landed, seen from the waker, and how many.
     remote_mostly: Option<(&'static str, f64)>,
+    /// Periods in which a CPU's RT tasks used up their runtime.
+    rt_throttled: u64,
 }
 
 impl<'a> Facts<'a> {
@@ -126,6 +128,7 @@ impl<'a> Facts<'a> {
                 .filter(|(_, n)| *n > 0)
                 .max_by_key(|(_, n)| *n)
                 .map(|(place, n)| (place, pct(n, wakeups))),
+            rt_throttled: c.get(Counter::RtThrottled),
         }
     }
 
@@ -191,6 +194,19 @@ pub fn explain_each(r: &Results) -> Vec<String> {
 }
 
 fn compare(a: &Facts, b: &Facts) -> String {
+    // RT throttling takes a CPU from its RT tasks for the rest of a period:
+    // where one variant throttles and the other does not, that comes first.
+    if a.rt_throttled != b.rt_throttled && (a.rt_throttled == 0 || b.rt_throttled == 0) {
+        let (hi, lo) = if a.rt_throttled > b.rt_throttled {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        return format!(
+            "{} throttled its RT tasks {} times (a CPU's RT runtime for the period used up), letting fair tasks run; {} never did.",
+            hi.label, hi.rt_throttled, lo.label
+        );
+    }
     let local_gap = (a.local_pct - b.local_pct).abs();
     let (ba, bb) = (
         per_1000(a.balance_moves.0, a.wakeups),
@@ -418,6 +434,19 @@ mod tests {
         };
         let s = explain(&counters(&with(18), &with(11)));
         assert!(s.starts_with("A and B placed wakeups alike"), "{s}");
+    }
+
+    #[test]
+    fn rt_throttling_in_one_variant_only_is_told_first() {
+        let wake = [("ttwu.local", 400), ("ttwu.remote", 600)];
+        let mut throttled = wake.to_vec();
+        throttled.push(("rt.throttled", 2));
+        let s = explain(&counters(&wake, &throttled));
+        assert!(s.starts_with("B throttled its RT tasks 2 times"), "{s}");
+        assert!(s.contains("A never did"), "{s}");
+        assert!(
+            explain(&counters(&throttled, &throttled)).starts_with("A and B placed wakeups alike")
+        );
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub const ALL: &[(&str, &str)] = &[
         "eevdf-rtapp-desktop",
         include_str!("../../../presets/eevdf-rtapp-desktop.json"),
     ),
+    (
+        "rt-audio-desktop",
+        include_str!("../../../presets/rt-audio-desktop.json"),
+    ),
 ];
 
 /// The experiment the playground opens with: today's kernel (6.12)

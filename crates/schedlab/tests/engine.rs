@@ -439,6 +439,16 @@ fn eevdf_ping_pong_on_one_cpu_never_preempts_and_delays_every_sleep() {
     assert!(cfs.iter().all(|&t| t == 4 * s + w + 2 * c));
 }
 
+/// Task `i`'s scheduling class in the random mixes: SCHED_FIFO, SCHED_RR
+/// (at priorities spread over 1..=99) or SCHED_OTHER.
+fn rt_class(i: usize) -> String {
+    match i % 3 {
+        0 => format!(r#","rt":{{"policy":"fifo","priority":{}}}"#, 1 + i * 7 % 99),
+        1 => format!(r#","rt":{{"policy":"rr","priority":{}}}"#, 1 + i * 13 % 99),
+        _ => String::new(),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
@@ -459,10 +469,14 @@ proptest! {
                 _ => String::new(),
             };
             match kind {
+                // Sleepers, a third of them SCHED_FIFO and a third
+                // SCHED_RR, that yield and move themselves between CPUs.
                 0 => specs.push(format!(
-                    r#"{{"name":"c{i}"{affinity},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}}]}}]}}"#)),
+                    r#"{{"name":"c{i}"{affinity}{},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},"yield",{{"affinity":"{}"}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}},{{"affinity":null}}]}}]}}"#,
+                    rt_class(i), (i + 1) % n)),
                 1 => specs.push(format!(
-                    r#"{{"name":"h{i}"{affinity},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#, (i as i8 % 5) - 2)),
+                    r#"{{"name":"h{i}"{affinity}{},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#,
+                    if i % 4 == 3 { rt_class(1) } else { String::new() }, (i as i8 % 5) - 2)),
                 3 => {
                     // rt-app's synchronisation: a producer signals under a
                     // mutex, a consumer waits, both meet at a barrier with

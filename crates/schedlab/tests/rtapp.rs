@@ -254,24 +254,28 @@ fn what_is_not_modelled_is_an_error_naming_the_key_and_its_line() {
             "tasks.a.mem0 (line 1): -5 is not a size in bytes",
         ),
         (
-            r#"{"tasks":{"a":{"policy":"SCHED_FIFO","run":10}}}"#,
-            "tasks.a.policy (line 1): SCHED_FIFO is not modelled",
+            r#"{"tasks":{"a":{"policy":"SCHED_BATCH","run":10}}}"#,
+            "tasks.a.policy (line 1): SCHED_BATCH is not modelled",
         ),
         (
-            r#"{"tasks":{"a":{"priority":50,"policy":"SCHED_RR","run":10}}}"#,
-            "tasks.a.policy (line 1): SCHED_RR is not modelled",
+            r#"{"tasks":{"a":{"priority":150,"policy":"SCHED_RR","run":10}}}"#,
+            "tasks.a.priority (line 1): 150 is not an RT priority (1..=99",
+        ),
+        (
+            r#"{"tasks":{"a":{"priority":-30,"run":10}}}"#,
+            "tasks.a.priority (line 1): -30 is not a nice value",
         ),
         (
             r#"{"tasks":{"a":{"policy":"SCHED_DEADLINE","dl-runtime":100,"run":10}}}"#,
             "tasks.a.policy (line 1): SCHED_DEADLINE is not modelled",
         ),
         (
-            r#"{"tasks":{"a":{"dl-runtime":100,"run":10}}}"#,
-            "tasks.a.dl-runtime (line 1): deadline parameters",
+            r#"{"tasks":{"a":{"loop":1,"phases":{"p":{"run":10,"dl-runtime":100}}}}}"#,
+            "tasks.a.phases.p.dl-runtime (line 1): a phase's own scheduling parameters are not modelled",
         ),
         (
-            r#"{"global":{"default_policy":"SCHED_RR"},"tasks":{"a":{"run":10}}}"#,
-            "global.default_policy (line 1): SCHED_RR is not modelled",
+            r#"{"global":{"default_policy":"SCHED_IDLE"},"tasks":{"a":{"run":10}}}"#,
+            "global.default_policy (line 1): SCHED_IDLE is not modelled",
         ),
         (
             r#"{"global":{"frobnicate":1},"tasks":{"a":{"run":10}}}"#,
@@ -299,7 +303,7 @@ fn what_is_not_modelled_is_an_error_naming_the_key_and_its_line() {
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"phases":{"p":{"run":10,"priority":-5}}}}}"#,
-            "tasks.a.phases.p.priority (line 1): a phase's own priority is not modelled",
+            "tasks.a.phases.p.priority (line 1): a phase's own policy or priority is not modelled",
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"run":10,"phases":{"p":{"run":10}}}}}"#,
@@ -390,4 +394,53 @@ fn a_media_pipeline_in_rt_apps_dialect_imports_and_runs_as_rt_app_runs_it() {
         .map(|(_, v)| v)
         .sum();
     assert_eq!(moved, 8);
+}
+
+/// rt-app's RT policies: SCHED_FIFO and SCHED_RR tasks at their priority
+/// (rt-app's default 10 when none is given), the global default policy
+/// for tasks that name none; a note where priority inheritance would
+/// matter.
+#[test]
+fn sched_fifo_and_sched_rr_tasks_import_into_the_rt_class() {
+    let text = r#"{
+      "global": { "default_policy": "SCHED_FIFO", "pi_enabled": true, "duration": 1 },
+      "tasks": {
+        "audio": { "priority": 50, "loop": -1, "run": 500, "timer": { "ref": "unique", "period": 2000 } },
+        "rr": { "policy": "SCHED_RR", "loop": -1, "run": 1000, "sleep": 1000 },
+        "fair": { "policy": "SCHED_OTHER", "priority": -5, "dl-runtime": 1000, "loop": -1, "run": 3000, "sleep": 1000 }
+      }
+    }"#;
+    let (exp, remarks) = Experiment::from_rtapp(text, "rt", "desktop-8c").unwrap();
+    let Benchmark::Custom(c) = &exp.workload else {
+        panic!()
+    };
+    let rt: Vec<String> = c
+        .tasks
+        .iter()
+        .map(|t| serde_json::to_string(&t.rt).unwrap())
+        .collect();
+    assert_eq!(
+        rt,
+        [
+            r#"{"policy":"fifo","priority":50}"#,
+            r#"{"policy":"rr","priority":10}"#,
+            "null"
+        ]
+    );
+    assert_eq!(c.tasks[2].nice, -5);
+    // A SCHED_OTHER task's dl-runtime is its custom slice (6.12).
+    assert_eq!(c.tasks[2].slice_ns, Some(1_000_000));
+    assert!(
+        remarks
+            .notes
+            .iter()
+            .any(|n| n.contains("priority inheritance is not modelled")),
+        "{remarks:?}"
+    );
+    let r = run_all(&exp, &mut |_, _| true).unwrap();
+    let text = &r.rows[0].text["6.12"];
+    assert!(
+        (mean_of(text, "audio.period") - 2_000.0).abs() < 20.0,
+        "{text}"
+    );
 }

@@ -174,3 +174,28 @@ fn sched_yield_is_counted_and_alone_on_its_cpu_the_task_keeps_running() {
         assert_eq!(out.tasks[0].switches, 1, "{era}: alone, it is picked again");
     }
 }
+
+#[test]
+fn a_custom_slice_sets_how_long_a_task_runs_before_its_turn_ends_under_eevdf_only() {
+    // Two hogs on CPU 0 for 100 ms: under 6.12 each runs its request's
+    // slice (update_deadline), so 30 ms slices switch far less often than
+    // the default (base_slice_ns); 4.15 has no custom slice.
+    let w = |slice: &str| {
+        format!(
+            r#"{{"tasks":[
+          {{"name":"a","affinity":"0"{slice},"program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}},
+          {{"name":"b","affinity":"0"{slice},"program":[{{"forever":[{{"compute":{{"ns":1000000}}}}]}}]}}]}}"#
+        )
+    };
+    let switches = |era: Era, slice: &str| {
+        run(era, &four_cpus(), &w(slice), Some(100_000_000)).counters["sched.switches"]
+    };
+    let long = r#","slice_ns":30000000"#;
+    assert!(
+        switches(Era::V6_12, long) * 3 < switches(Era::V6_12, ""),
+        "{} against {}",
+        switches(Era::V6_12, long),
+        switches(Era::V6_12, "")
+    );
+    assert_eq!(switches(Era::V4_15, long), switches(Era::V4_15, ""));
+}

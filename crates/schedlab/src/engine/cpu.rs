@@ -9,6 +9,7 @@ use super::task::Pending;
 use crate::policy::Picker;
 use crate::sched::cfs::CfsRq;
 use crate::sched::load::CpuLoad;
+use crate::sched::rt_rq::RtRq;
 
 /// What a CPU's time is being counted as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +74,8 @@ pub(crate) struct Segment {
 #[derive(Debug, Clone)]
 pub(crate) struct Cpu {
     pub rq: CfsRq,
+    /// The RT class's queue, picked before `rq`.
+    pub rt: RtRq,
     pub state: CpuState,
     pub seg: Option<Segment>,
     /// Bumped whenever a pending SegmentDone / IdleExitDone becomes stale.
@@ -119,6 +122,7 @@ impl Cpu {
     pub fn new(initial_avg_idle_ns: u64, picker: Picker) -> Self {
         Cpu {
             rq: CfsRq::with_picker(0, picker),
+            rt: RtRq::default(),
             state: CpuState::Idle,
             seg: None,
             gen: 0,

@@ -106,7 +106,10 @@ impl Sim {
     /// cpu_idle computed from the CPU itself (what `idle_cpus` caches).
     pub(crate) fn cpu_idle_now(&self, cpu: usize) -> bool {
         let c = &self.cpus[cpu];
-        self.cpu_curr_idle(cpu) && c.rq.nr_running == 0 && c.wake_pending == 0
+        self.cpu_curr_idle(cpu)
+            && c.rq.nr_running == 0
+            && c.rt.nr_running() == 0
+            && c.wake_pending == 0
     }
 
     /// Brings `cpu`'s bit in `idle_cpus` up to date; called wherever its
@@ -136,8 +139,9 @@ impl Sim {
         if let Some(curr) = self.cpus[cpu].rq.curr {
             self.touch_task(curr);
         }
-        let rq = &self.cpus[cpu].rq;
-        let waiting = (rq.nr_running as u64).saturating_sub(u64::from(rq.curr.is_some()));
+        let (rq, rt) = (&self.cpus[cpu].rq, &self.cpus[cpu].rt);
+        let waiting = (rq.nr_running as u64).saturating_sub(u64::from(rq.curr.is_some()))
+            + (rt.nr_running() as u64).saturating_sub(u64::from(rt.curr.is_some()));
         self.counters.add(Counter::TickWaiting, waiting);
         let current = crate::sched::instant_load(self, cpu);
         self.cpus[cpu].cpu_load.tick(current);
@@ -158,11 +162,15 @@ impl Sim {
             balance_ns += nohz::owner_tick_balance(self, cpu);
         }
         self.charge_softirq(cpu, balance_ns);
-        if self.cpus[cpu].state == CpuState::Running
-            && self.cpus[cpu]
+        let running = self.cpus[cpu].state == CpuState::Running;
+        let resched = if self.cpus[cpu].rt.curr.is_some() {
+            self.rt_tick(cpu)
+        } else {
+            self.cpus[cpu]
                 .rq
                 .tick_preempts(&self.ents, self.policy.era, &self.policy.tunables)
-        {
+        };
+        if running && resched {
             self.resched_local(cpu);
         }
     }

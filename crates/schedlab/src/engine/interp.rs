@@ -13,10 +13,11 @@ use crate::error::Concern;
 use crate::error::Result;
 use crate::limits;
 use crate::sched::cfs::{weight_of_nice, Entity};
+use crate::sched::rt_rq::RtParams;
 use crate::sched::wakeup::{self, WakeKind};
 use crate::sched::{note_nr_running, TaskSched};
 use crate::seed::splitmix64;
-use crate::workload::program::{Insn, Time};
+use crate::workload::program::{Insn, RtPolicy, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
 
@@ -86,6 +87,9 @@ impl Sim {
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
+                rt: t
+                    .rt
+                    .map(|r| RtParams::new(r.priority, r.policy == RtPolicy::Rr)),
                 ..TaskSched::default()
             },
             acks_owed: Vec::new(),
@@ -97,10 +101,18 @@ impl Sim {
             lw_retry: false,
             log_records: vec![0; self.workload.logs.len()],
             log_writing: 0,
+            rr_slice_ns: crate::sched::rt_rq::RR_TIMESLICE_NS,
         });
-        self.ents.push(Entity::new(weight, self.now));
+        let mut entity = Entity::new(weight, self.now);
+        entity.custom_slice_ns = self.workload.templates[tpl].slice_ns;
+        self.ents.push(entity);
         let placed = match self.workload.templates[tpl].start_cpu {
             Some(cpu) => wakeup::Placement::new(cpu, Reason::StartCpu),
+            // 2.6.28's fork balances every class as sched_balance_self.
+            None if self.is_rt(id) && !self.policy.era.is_legacy() => {
+                let (cpu, reason) = crate::sched::rt::select_task_rq_rt(self, id, parent_cpu);
+                wakeup::Placement::new(cpu, reason)
+            }
             None => wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork),
         };
         let (cpu, reason) = (placed.cpu, placed.reason);
@@ -117,6 +129,12 @@ impl Sim {
                 reason,
             });
         }
+        let remote = parent.is_some() && parent_cpu != cpu;
+        if self.is_rt(id) {
+            self.enqueue_rt(id, cpu);
+            self.notify_enqueued(cpu, id, remote.then_some(parent_cpu), false);
+            return Ok(id);
+        }
         // wake_up_new_task: initial load, fork placement, enqueue, preemption check.
         self.touch_rq(cpu);
         let pelt = crate::sched::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
@@ -129,7 +147,6 @@ impl Sim {
         self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
-        let remote = parent.is_some() && parent_cpu != cpu;
         self.notify_enqueued(cpu, id, remote.then_some(parent_cpu), false);
         Ok(id)
     }
@@ -145,7 +162,7 @@ impl Sim {
 
     /// The current task of `cpu` carries on: a preempted compute first, then its program.
     pub(crate) fn resume(&mut self, cpu: usize) {
-        let task = self.cpus[cpu].rq.curr.expect("resume needs a running task");
+        let task = self.curr_of(cpu).expect("resume needs a running task");
         let left = std::mem::take(&mut self.tasks[task].compute_left);
         if let Some(until) = self.tasks[task].runtime_until {
             // `runtime` ends at a wall time: time away from the CPU counted.
@@ -591,13 +608,17 @@ impl Sim {
     }
 
     pub(super) fn exit_task(&mut self, cpu: usize, task: usize) {
-        self.touch_rq(cpu);
-        self.touch_task(task);
-        self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
-        self.note_idle(cpu);
-        let rq = &mut self.cpus[cpu].rq;
-        rq.pelt
-            .detach(&self.ents[task].pelt, self.ents[task].weight);
+        if self.is_rt(task) {
+            self.dequeue_rt_curr(cpu, task);
+        } else {
+            self.touch_rq(cpu);
+            self.touch_task(task);
+            self.cpus[cpu].rq.dequeue_curr(task, &self.ents);
+            self.note_idle(cpu);
+            let rq = &mut self.cpus[cpu].rq;
+            rq.pelt
+                .detach(&self.ents[task].pelt, self.ents[task].weight);
+        }
         self.tasks[task].state = TaskState::Exited;
         self.tasks_alive -= 1;
         self.tasks[task].exited_ns = Some(self.now);

@@ -54,6 +54,27 @@ impl Sim {
                     ));
                 }
             }
+            let rt = &cpu.rt;
+            if let Some(t) = rt.curr {
+                if rq.curr.is_some() || self.tasks[t].state != TaskState::Running(c) {
+                    return Err(format!(
+                        "cpu{c} runs RT task {t} (state {:?}) beside fair task {:?}",
+                        self.tasks[t].state, rq.curr
+                    ));
+                }
+            }
+            for (_, t) in rt.waiting() {
+                places[t] += 1;
+                if self.tasks[t].state != TaskState::Queued(c) {
+                    return Err(format!(
+                        "RT task {t} is queued on cpu{c} but its state is {:?}",
+                        self.tasks[t].state
+                    ));
+                }
+            }
+            if let Some(t) = rt.curr {
+                places[t] += 1;
+            }
             if count != rq.nr_running || weight != rq.load_weight {
                 return Err(format!(
                     "cpu{c}: nr_running {} / load {} but the queue holds {count} tasks of weight {weight}",

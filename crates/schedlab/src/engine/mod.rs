@@ -19,6 +19,7 @@ mod lwlock;
 mod occupancy;
 mod pipe;
 pub mod queue;
+mod rt;
 mod sched_calls;
 mod sched_env;
 mod schedule;
@@ -168,6 +169,9 @@ pub struct Sim {
     /// The event queue ran dry: the tasks left are blocked for good.
     stalled: bool,
     check_invariants: bool,
+    /// The RT bandwidth period timer is queued (it runs while RT tasks
+    /// run or have time to pay back).
+    rt_period_armed: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
     /// Scan time of the wakeups of the current waker, charged to it.
@@ -239,6 +243,7 @@ impl Sim {
             duration_set: cfg.duration_ns.is_some(),
             stalled: false,
             check_invariants: cfg.check_invariants,
+            rt_period_armed: false,
             seg_touched: Vec::new(),
             wakeup_scan_ns: 0,
             sched,
@@ -390,6 +395,7 @@ impl Sim {
         let end = self.now;
         for c in 0..self.cpus.len() {
             self.touch_rq(c);
+            self.account_rt(c);
             self.cpus[c].account(end, None);
         }
         if self.cpu_time_at_measure.is_empty() {
@@ -453,6 +459,7 @@ impl Sim {
             Event::Resched { cpu } => self.resched_local(cpu),
             Event::Timer { task, gen } => self.timer_fired(task, gen),
             Event::NohzKick { cpu } => self.nohz_kick(cpu),
+            Event::RtPeriod => self.rt_period(),
         }
     }
 

@@ -25,6 +25,8 @@ pub enum Event {
     Timer { task: usize, gen: u64 },
     /// A NOHZ idle-balance kick (4.15+) or nomination (2.6.28) reaches `cpu`.
     NohzKick { cpu: usize },
+    /// The RT bandwidth period ends (sched_rt_period_timer).
+    RtPeriod,
 }
 
 /// An event as the heap holds it: 32 bytes, ordered by one 128-bit key
@@ -68,6 +70,7 @@ impl Entry {
             Event::Resched { cpu } => (6, narrow(cpu), 0),
             Event::Timer { task, gen } => (7, narrow(task), gen),
             Event::NohzKick { cpu } => (8, narrow(cpu), 0),
+            Event::RtPeriod => (9, 0, 0),
         };
         Entry {
             key: (time as u128) << 64 | seq as u128,
@@ -95,7 +98,8 @@ impl Entry {
             },
             6 => Event::Resched { cpu: a },
             7 => Event::Timer { task: a, gen: b },
-            _ => Event::NohzKick { cpu: a },
+            8 => Event::NohzKick { cpu: a },
+            _ => Event::RtPeriod,
         }
     }
 }

@@ -14,11 +14,17 @@ impl Sim {
     /// do_sched_yield: the era's yield_task_fair, then schedule() (which
     /// may pick the yielder again).
     pub(super) fn sched_yield(&mut self, cpu: usize, task: usize) {
+        self.counters.count(Counter::Yields);
+        if self.tasks[task].sched.rt.is_some() {
+            // yield_task_rt: to the tail of its priority's list.
+            self.cpus[cpu].rt.requeue_tail(task);
+            self.schedule(cpu);
+            return;
+        }
         self.touch_rq(cpu);
         self.touch_task(task);
         let kind = self.policy.era.rules().yield_task;
         self.cpus[cpu].rq.yield_curr(task, &mut self.ents, kind);
-        self.counters.count(Counter::Yields);
         self.schedule(cpu);
     }
 
@@ -35,9 +41,7 @@ impl Sim {
         }
         let dest = self.affinity_dest(cpu, task);
         self.touch_rq(cpu);
-        self.touch_task(task);
-        self.cpus[cpu].rq.put_prev(task, &self.ents);
-        self.tasks[task].state = super::task::TaskState::Queued(cpu);
+        self.put_prev(cpu, task);
         let level = self
             .domains
             .lowest_spanning(cpu, dest)
@@ -55,14 +59,22 @@ impl Sim {
     /// after the last this CPU chose, wrapping (cpumask_any_and_distribute,
     /// v5.7+: v6.5, v6.12).
     fn affinity_dest(&mut self, cpu: usize, task: usize) -> usize {
-        let set = &self.affinity[task];
-        let first = set.iter().next().expect("a cpulist names a CPU");
-        if !self.policy.era.rules().affinity_distribute {
-            return first;
-        }
-        let prev = self.cpus[cpu].distribute_prev;
-        let next = set.iter().find(|&c| c > prev).unwrap_or(first);
-        self.cpus[cpu].distribute_prev = next;
-        next
+        let set = self.affinity[task];
+        let dest = if self.policy.era.rules().affinity_distribute {
+            self.any_distribute(cpu, &set)
+        } else {
+            set.first()
+        };
+        dest.expect("a cpulist names a CPU")
+    }
+
+    /// cpumask_any_and_distribute as `this` CPU runs it: the CPU of `set`
+    /// after the one it chose last (per CPU: distribute_cpu_mask_prev),
+    /// wrapping; the first choice skips CPU 0.
+    pub(crate) fn any_distribute(&mut self, this: usize, set: &CpuSet) -> Option<usize> {
+        let prev = self.cpus[this].distribute_prev;
+        let next = set.first_from(prev + 1).or_else(|| set.first())?;
+        self.cpus[this].distribute_prev = next;
+        Some(next)
     }
 }

@@ -8,6 +8,7 @@ use crate::domains::Domains;
 use crate::policy::KernelPolicy;
 use crate::sched::cfs::{CfsRq, Entity};
 use crate::sched::load::CpuLoad;
+use crate::sched::rt_rq::RtRq;
 use crate::sched::LbWork;
 use crate::sched::{IdleState, SchedEnv, SchedState, TaskSched};
 use crate::topology::Topology;
@@ -27,6 +28,15 @@ impl SchedEnv for Sim {
     }
     fn rq(&self, cpu: usize) -> &CfsRq {
         &self.cpus[cpu].rq
+    }
+    fn rt_rq(&self, cpu: usize) -> &RtRq {
+        &self.cpus[cpu].rt
+    }
+    fn rt_rq_mut(&mut self, cpu: usize) -> &mut RtRq {
+        &mut self.cpus[cpu].rt
+    }
+    fn any_distribute(&mut self, this: usize, set: &CpuSet) -> Option<usize> {
+        Sim::any_distribute(self, this, set)
     }
     fn cpu_load(&self, cpu: usize) -> &CpuLoad {
         &self.cpus[cpu].cpu_load

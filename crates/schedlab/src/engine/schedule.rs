@@ -25,12 +25,14 @@ impl Sim {
     /// its kernel segment.
     pub(crate) fn resched_local(&mut self, cpu: usize) {
         let c = &self.cpus[cpu];
-        if c.state != CpuState::Running || c.rq.curr.is_none() {
+        let Some(task) = self.curr_of(cpu) else {
+            return;
+        };
+        if c.state != CpuState::Running {
             return;
         }
         match c.seg {
             Some(s) if s.kind == SegKind::User => {
-                let task = c.rq.curr.expect("checked");
                 let left = self.stop_segment(cpu);
                 self.tasks[task].compute_left += left;
                 self.schedule(cpu);
@@ -43,12 +45,10 @@ impl Sim {
     /// the queue first) and switches to it, or idles.
     pub(crate) fn schedule(&mut self, cpu: usize) {
         self.cpus[cpu].need_resched = false;
-        let prev = self.cpus[cpu].rq.curr;
+        let prev = self.curr_of(cpu);
         self.touch_rq(cpu);
         if let Some(p) = prev {
-            self.touch_task(p);
-            self.cpus[cpu].rq.put_prev(p, &self.ents);
-            self.tasks[p].state = TaskState::Queued(cpu);
+            self.put_prev(cpu, p);
         }
         let mut next = self.pick_next(cpu);
         let mut balance_ns = 0;
@@ -66,12 +66,30 @@ impl Sim {
         }
     }
 
+    /// The running `task` goes back to its queue, to be picked again or
+    /// not (the fair queue brought up to date first, `touch_rq`).
+    pub(super) fn put_prev(&mut self, cpu: usize, task: usize) {
+        if self.is_rt(task) {
+            // An RT task stays where it is in its list.
+            self.account_rt(cpu);
+            self.cpus[cpu].rt.curr = None;
+        } else {
+            self.touch_task(task);
+            self.cpus[cpu].rq.put_prev(task, &self.ents);
+        }
+        self.tasks[task].state = TaskState::Queued(cpu);
+    }
+
     /// Switches `cpu` from `prev` to `n`, after `kernel_ns` of kernel work
     /// the switch follows (a new-idle balance that pulled `n`).
     #[inline]
     pub(super) fn switch_to(&mut self, cpu: usize, prev: Option<usize>, n: usize, kernel_ns: u64) {
         self.touch_task(n);
-        if prev == Some(n) && self.policy.era.rules().picker == Picker::Eevdf {
+        if self.is_rt(n) {
+            let q = &mut self.cpus[cpu].rt;
+            q.curr = Some(n);
+            q.exec_start_ns = self.now;
+        } else if prev == Some(n) && self.policy.era.rules().picker == Picker::Eevdf {
             self.cpus[cpu].rq.repick_curr(n, &self.ents);
         } else {
             self.cpus[cpu].rq.set_curr(n, &mut self.ents, self.now);
@@ -79,6 +97,11 @@ impl Sim {
         self.tasks[n].state = TaskState::Running(cpu);
         self.cpus[cpu].state = CpuState::Running;
         self.note_idle(cpu);
+        if self.is_rt(n) {
+            // The balance callback after picking an RT task: a crowded
+            // CPU pushes the RT tasks waiting behind it.
+            crate::sched::rt::push_rt_tasks(self, cpu);
+        }
         if prev == Some(n) {
             self.resume(cpu);
             return;
@@ -133,7 +156,7 @@ impl Sim {
         let Some(seg) = self.cpus[cpu].seg else {
             return false;
         };
-        let task = self.cpus[cpu].rq.curr.expect("a segment has a task");
+        let task = self.curr_of(cpu).expect("a segment has a task");
         let left = self.stop_segment(cpu);
         if self.tasks[task].pending == Pending::IrqReturn {
             // Already in a softirq: it runs longer.
@@ -182,6 +205,10 @@ impl Sim {
     /// The queue's pick; a delayed task picked (EEVDF DELAY_DEQUEUE) leaves
     /// the queue then, and the pick is made again.
     pub(super) fn pick_next(&mut self, cpu: usize) -> Option<usize> {
+        // The RT class before the fair one, unless throttled.
+        if self.rt_runnable(cpu) {
+            return self.cpus[cpu].rt.pick();
+        }
         loop {
             let next = self.cpus[cpu].rq.pick(&self.ents, &self.policy, self.now);
             match next {
@@ -260,11 +287,14 @@ impl Sim {
     /// Wakeup preemption: whether the woken `task` should preempt `cpu`'s
     /// current task (the scheduler decides, and sets the buddies).
     pub(crate) fn check_preempt_wakeup(&mut self, cpu: usize, task: usize, sync: bool) -> bool {
-        let Some(curr) = self.cpus[cpu].rq.curr else {
+        let Some(curr) = self.curr_of(cpu) else {
             return false;
         };
         if curr == task {
             return false;
+        }
+        if self.is_rt(task) || self.is_rt(curr) {
+            return self.rt_preempts(cpu, task);
         }
         self.touch_rq(cpu);
         let overlap = crate::sched::wakeup_overlap_preempts(

@@ -45,10 +45,7 @@ impl Sim {
         copy_share: u64,
         pending: Pending,
     ) {
-        let task = self.cpus[cpu]
-            .rq
-            .curr
-            .expect("a segment needs a running task");
+        let task = self.curr_of(cpu).expect("a segment needs a running task");
         self.tasks[task].pending = pending;
         let old_share = self.cpus[cpu].seg.map(|s| s.copy_share);
         let was_busy = old_share.is_some();
@@ -244,10 +241,7 @@ impl Sim {
             self.seg_ended(cpu, s.copy_share);
         }
         self.seg_touched.push(cpu);
-        let task = self.cpus[cpu]
-            .rq
-            .curr
-            .expect("a finished segment had a task");
+        let task = self.curr_of(cpu).expect("a finished segment had a task");
         let pending = std::mem::replace(&mut self.tasks[task].pending, Pending::None);
         self.apply_pending(cpu, task, pending);
     }

@@ -187,4 +187,6 @@ pub(crate) struct Task {
     /// write in progress covers.
     pub(crate) log_records: Vec<u64>,
     pub(crate) log_writing: u64,
+    /// SCHED_RR: what is left of its time slice.
+    pub(crate) rr_slice_ns: u64,
 }

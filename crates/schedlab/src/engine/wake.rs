@@ -109,6 +109,17 @@ impl Sim {
     }
 
     pub(super) fn block(&mut self, cpu: usize, task: usize, wait: Wait) {
+        if self.is_rt(task) {
+            self.dequeue_rt_curr(cpu, task);
+        } else {
+            self.dequeue_fair_curr(cpu, task);
+        }
+        self.tasks[task].state = TaskState::Blocked(wait);
+        self.wait_on(cpu, task, wait);
+    }
+
+    /// dequeue_task_fair for the running task going to sleep.
+    fn dequeue_fair_curr(&mut self, cpu: usize, task: usize) {
         self.touch_rq(cpu);
         // v6.12's dequeue_task_fair takes the UTIL_EST sample before the
         // dequeue brings the task's PELT up to now; v6.5's after.
@@ -126,7 +137,11 @@ impl Sim {
             .block_curr(task, &mut self.ents, &self.policy);
         self.sample_util_est(task, early, moved);
         self.note_idle(cpu);
-        self.tasks[task].state = TaskState::Blocked(wait);
+    }
+
+    /// Blocking continued: the task waits on `wait`'s list, and `cpu`
+    /// picks another.
+    fn wait_on(&mut self, cpu: usize, task: usize, wait: Wait) {
         match wait {
             Wait::Read(c) => {
                 if self.now >= self.measure_from_ns {
@@ -204,7 +219,7 @@ impl Sim {
         self.touch_task(task);
         self.touch_rq(this);
         self.touch_rq(prev);
-        let waker = waker_cpu.and_then(|c| self.cpus[c].rq.curr);
+        let waker = waker_cpu.and_then(|c| self.curr_of(c));
         if let Some(w) = waker {
             self.tasks[w].sched.last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
         }
@@ -221,7 +236,12 @@ impl Sim {
             self.wake_delayed(task, this);
             return true;
         }
-        let placed = wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup);
+        let placed = if self.is_rt(task) {
+            let (cpu, reason) = crate::sched::rt::select_task_rq_rt(self, task, this);
+            wakeup::Placement::new(cpu, reason)
+        } else {
+            wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup)
+        };
         let (target, reason) = (placed.cpu, placed.reason);
         self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
         self.count_placement(&placed, prev);
@@ -246,6 +266,7 @@ impl Sim {
             self.activate(task, target);
             let preempted = self.notify_enqueued(target, task, None, sync);
             self.count_wakeup_preempt(preempted, true);
+            self.rt_woken(target, task, preempted);
             return true;
         }
         self.counters.count(Counter::TtwuRemote);
@@ -271,6 +292,7 @@ impl Sim {
             self.activate(task, target);
             let preempted = self.notify_enqueued(target, task, Some(this), sync);
             self.count_wakeup_preempt(preempted, false);
+            self.rt_woken(target, task, preempted);
         }
         true
     }
@@ -336,11 +358,16 @@ impl Sim {
         self.activate(task, cpu);
         let preempted = self.notify_enqueued(cpu, task, None, false);
         self.count_wakeup_preempt(preempted, false);
+        self.rt_woken(cpu, task, preempted);
     }
 
     /// Makes a woken task runnable on `cpu`: moves its vruntime and load
     /// between queues if it changed CPU, places it, enqueues it.
     pub(super) fn activate(&mut self, task: usize, cpu: usize) {
+        if self.is_rt(task) {
+            self.enqueue_rt(task, cpu);
+            return;
+        }
         let from = self.tasks[task].cpu;
         self.touch_task(task);
         if from != cpu {
@@ -379,8 +406,13 @@ impl Sim {
         self.tasks[task].migrations += 1;
     }
 
-    /// Moves a queued (not running) task to another CPU (load balancing).
+    /// Moves a queued (not running) task to another CPU (load balancing,
+    /// RT push and pull, sched_setaffinity).
     pub(crate) fn migrate_queued(&mut self, task: usize, from: usize, to: usize, reason: Reason) {
+        if self.is_rt(task) {
+            self.migrate_rt(task, from, to, reason);
+            return;
+        }
         self.touch_task(task);
         self.touch_rq(from);
         self.cpus[from]

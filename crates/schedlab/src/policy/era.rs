@@ -443,6 +443,9 @@ pub struct EraRules {
     pub util_est: UtilEstRule,
     pub pipe_writer_wake: PipeWriterWake,
     pub yield_task: YieldTask,
+    /// 2.6.2x: an RT queue out of runtime always borrows from the other
+    /// CPUs' (balance_runtime, before RT_RUNTIME_SHARE made it a feature).
+    pub rt_runtime_share_always: bool,
     /// set_cpus_allowed_ptr sends a task off a CPU its new set excludes to
     /// the next CPU of the set after the last one sent to from this CPU
     /// (cpumask_any_and_distribute, v5.7+), not the set's first.
@@ -516,6 +519,7 @@ const V2_6_27: EraRules = EraRules {
     pipe_writer_wake: PipeWriterWake::PageFreed,
     yield_task: YieldTask::UpdateCurr,
     affinity_distribute: false,
+    rt_runtime_share_always: true,
 };
 
 const V2_6_28: EraRules = EraRules {
@@ -574,6 +578,7 @@ const V4_15: EraRules = EraRules {
     pipe_writer_wake: PipeWriterWake::PageFreed,
     yield_task: YieldTask::SkipBuddy,
     affinity_distribute: false,
+    rt_runtime_share_always: false,
 };
 
 const V6_5: EraRules = EraRules {

@@ -57,6 +57,10 @@ pub enum Feature {
     /// two tasks' avg_overlap says they hand work back and forth (the
     /// condition by era: `EraRules::overlap_preempt_needs_sync`).
     WakeupOverlap,
+    /// 3.2+: an RT queue out of runtime borrows unused runtime from the
+    /// other CPUs' (balance_runtime; on in 4.15, off from 5.10). 2.6.2x
+    /// always borrows (`EraRules::rt_runtime_share_always`).
+    RtRuntimeShare,
 }
 
 use Feature::*;
@@ -98,6 +102,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaIdle, "WA_IDLE", true),
             (WaWeight, "WA_WEIGHT", true),
             (WaBias, "WA_BIAS", true),
+            (RtRuntimeShare, "RT_RUNTIME_SHARE", true),
         ],
         Era::V6_5 => &[
             (FairSleepers, "GENTLE_FAIR_SLEEPERS", true),
@@ -114,6 +119,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaBias, "WA_BIAS", true),
             (UtilEst, "UTIL_EST", true),
             (UtilEstFastup, "UTIL_EST_FASTUP", true),
+            (RtRuntimeShare, "RT_RUNTIME_SHARE", false),
         ],
         // kernel/sched/features.h of v6.12: START_DEBIT, GENTLE_FAIR_SLEEPERS,
         // LAST_BUDDY and SIS_PROP are gone with CFS's pick and placement.
@@ -134,6 +140,7 @@ fn table(era: Era) -> &'static [(Feature, &'static str, bool)] {
             (WaWeight, "WA_WEIGHT", true),
             (WaBias, "WA_BIAS", true),
             (UtilEst, "UTIL_EST", true),
+            (RtRuntimeShare, "RT_RUNTIME_SHARE", false),
         ],
     }
 }

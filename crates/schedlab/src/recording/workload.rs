@@ -176,6 +176,8 @@ fn spec(rec: &Recording, i: usize, o: Overheads) -> TaskSpec {
         process: t.pid,
         working_set_kib: 0,
         start_cpu: None,
+        rt: None,
+        slice_ns: None,
         program,
     }
 }

@@ -9,6 +9,7 @@ use crate::domains::Domains;
 use crate::policy::KernelPolicy;
 use crate::sched::cfs::{CfsRq, Entity};
 use crate::sched::load::CpuLoad;
+use crate::sched::rt_rq::RtRq;
 use crate::sched::state::{IdleState, SchedState, TaskSched};
 use crate::topology::{CpuDistance, Topology};
 
@@ -52,6 +53,13 @@ pub trait SchedEnv {
     fn domains(&self) -> &Domains;
     fn topology(&self) -> &Topology;
     fn rq(&self, cpu: usize) -> &CfsRq;
+    /// The RT class's queue of `cpu`.
+    fn rt_rq(&self, cpu: usize) -> &RtRq;
+    /// Its bandwidth (runtime lent between CPUs).
+    fn rt_rq_mut(&mut self, cpu: usize) -> &mut RtRq;
+    /// cpumask_any_and_distribute as `this` CPU runs it: the CPU of `set`
+    /// after the one `this` chose last, wrapping (v5.7+).
+    fn any_distribute(&mut self, this: usize, set: &CpuSet) -> Option<usize>;
     /// The cpu_load[] history of `cpu`.
     fn cpu_load(&self, cpu: usize) -> &CpuLoad;
     /// The kernel's avg_idle of `cpu`: a moving average of its idle periods.

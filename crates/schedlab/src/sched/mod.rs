@@ -12,6 +12,8 @@
 //! - [`balance`]: periodic, new-idle and active balancing (the shared
 //!   steps; find_busiest_group in v2_6, v4_15, v6); [`nohz`]: balancing
 //!   for tickless idle CPUs.
+//! - [`rt_rq`]: the RT class's queues; [`rt`]: where RT tasks go
+//!   (select_task_rq_rt, find_lowest_rq, push and pull).
 //!
 //! API boundary: the scheduler sees the machine's state only through
 //! [`SchedEnv`], which the engine implements (and tests implement on
@@ -32,6 +34,8 @@ pub(crate) mod groups;
 pub mod load;
 pub(crate) mod load_index;
 pub mod nohz;
+pub mod rt;
+pub mod rt_rq;
 pub mod state;
 pub(crate) mod util;
 pub mod wakeup;

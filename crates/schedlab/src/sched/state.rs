@@ -23,6 +23,8 @@ pub struct TaskSched {
     pub last_wakeup_exec: Option<u64>,
     /// 6.5: the CPU the task ran on before its previous one.
     pub recent_used_cpu: usize,
+    /// SCHED_FIFO or SCHED_RR: its RT priority; None for SCHED_OTHER.
+    pub rt: Option<crate::sched::rt_rq::RtParams>,
 }
 
 /// Per CPU and domain level: when it last balanced, its current interval,

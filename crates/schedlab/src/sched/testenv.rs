@@ -6,6 +6,7 @@
 use super::cfs::{weight_of_nice, CfsRq, Entity};
 use super::env::LbWork;
 use super::load::CpuLoad;
+use super::rt_rq::{RtParams, RtRq};
 use super::{IdleState, SchedEnv, SchedState, TaskSched};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
@@ -19,6 +20,9 @@ pub(crate) struct TestEnv {
     pub domains: Domains,
     pub topo: Topology,
     pub rqs: Vec<CfsRq>,
+    pub rts: Vec<RtRq>,
+    /// Each CPU's cpumask_any_and_distribute memory.
+    pub distribute_prev: Vec<usize>,
     pub cpu_loads: Vec<CpuLoad>,
     pub avg_idle_ns: Vec<u64>,
     /// CPUs running nothing (and with nothing queued or on its way).
@@ -57,6 +61,8 @@ impl TestEnv {
             rqs: (0..n)
                 .map(|_| CfsRq::with_picker(now, policy.era.rules().picker))
                 .collect(),
+            rts: vec![RtRq::default(); n],
+            distribute_prev: vec![0; n],
             cpu_loads: vec![CpuLoad::default(); n],
             avg_idle_ns: vec![policy.tunables.migration_cost_ns * 2; n],
             idle: vec![true; n],
@@ -117,6 +123,20 @@ impl TestEnv {
         id
     }
 
+    /// An RT task of `rt_priority` (SCHED_FIFO) on `cpu`'s RT queue,
+    /// running there if `running`. Returns its id.
+    pub fn rt_task(&mut self, cpu: usize, rt_priority: u8, running: bool) -> usize {
+        let id = self.sleeper(cpu);
+        let rt = RtParams::new(rt_priority, false);
+        self.tasks[id].rt = Some(rt);
+        self.rts[cpu].enqueue(id, rt.prio);
+        if running {
+            self.rts[cpu].curr = Some(id);
+        }
+        self.idle[cpu] = false;
+        id
+    }
+
     /// `n` tasks of full load and utilisation (1024) on each CPU of `cpus`.
     pub fn hogs(&mut self, cpus: &[usize], n: usize) {
         for &c in cpus {
@@ -155,6 +175,19 @@ impl SchedEnv for TestEnv {
     }
     fn rq(&self, cpu: usize) -> &CfsRq {
         &self.rqs[cpu]
+    }
+    fn rt_rq(&self, cpu: usize) -> &RtRq {
+        &self.rts[cpu]
+    }
+    fn rt_rq_mut(&mut self, cpu: usize) -> &mut RtRq {
+        &mut self.rts[cpu]
+    }
+    fn any_distribute(&mut self, this: usize, set: &CpuSet) -> Option<usize> {
+        let next = set
+            .first_from(self.distribute_prev[this] + 1)
+            .or_else(|| set.first())?;
+        self.distribute_prev[this] = next;
+        Some(next)
     }
     fn cpu_load(&self, cpu: usize) -> &CpuLoad {
         &self.cpu_loads[cpu]
@@ -207,8 +240,13 @@ impl SchedEnv for TestEnv {
     /// Hand-set histories stay as set: no clock of ticks here.
     fn decay_idle_load(&mut self, _cpu: usize) {}
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
-        self.rqs[from].dequeue(task, &mut self.ents, &self.policy);
-        self.rqs[to].enqueue(task, &mut self.ents);
+        if let Some(rt) = self.tasks[task].rt {
+            self.rts[from].dequeue(task);
+            self.rts[to].enqueue(task, rt.prio);
+        } else {
+            self.rqs[from].dequeue(task, &mut self.ents, &self.policy);
+            self.rqs[to].enqueue(task, &mut self.ents);
+        }
         self.task_cpu[task] = to;
         self.idle[to] = false;
         self.migrated.push((task, from, to, why));

@@ -348,7 +348,32 @@ pub struct TaskSpec {
     /// (for experiments that begin unbalanced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_cpu: Option<usize>,
+    /// The RT class instead of SCHED_OTHER (`nice` then has no effect).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt: Option<RtSpec>,
+    /// A SCHED_OTHER task's own slice (sched_setattr's sched_runtime, 6.12
+    /// EEVDF's custom slice, clamped to 0.1..=100 ms as the kernel does);
+    /// earlier eras have none and ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_ns: Option<u64>,
     pub program: Vec<Op>,
+}
+
+/// SCHED_FIFO or SCHED_RR at an RT priority (1, the lowest, to 99).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RtSpec {
+    pub policy: RtPolicy,
+    pub priority: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtPolicy {
+    /// Runs until it blocks, yields or a higher priority preempts it.
+    Fifo,
+    /// As FIFO, but hands the CPU to its equals every time slice (100 ms).
+    Rr,
 }
 
 fn is_zero_i8(v: &i8) -> bool {
@@ -470,6 +495,8 @@ pub enum Insn {
 pub struct TaskTemplate {
     pub name: String,
     pub nice: i8,
+    pub rt: Option<RtSpec>,
+    pub slice_ns: Option<u64>,
     pub affinity: Option<CpuSet>,
     pub process: Option<u32>,
     pub working_set_kib: u64,
@@ -618,6 +645,8 @@ impl Workload {
             TaskTemplate {
                 name: String::new(),
                 nice: 0,
+                rt: None,
+                slice_ns: None,
                 affinity: None,
                 process: None,
                 working_set_kib: 0,
@@ -693,9 +722,29 @@ impl Workload {
                 ),
             ));
         }
+        let rt = match t.rt {
+            Some(RtSpec { priority, .. }) if !(1..=99).contains(&priority) => {
+                return Err(Error::invalid(
+                    Concern::Workload,
+                    format!("{at}.rt.priority ({who}): RT priority {priority} is not in 1..=99"),
+                ))
+            }
+            rt => rt,
+        };
+        if t.slice_ns.is_some() && rt.is_some() {
+            return Err(Error::invalid(
+                Concern::Workload,
+                format!(
+                    "{at}.slice_ns ({who}): a custom slice is SCHED_OTHER's; an RT task has none"
+                ),
+            ));
+        }
         Ok(TaskTemplate {
             name: t.name.clone(),
             nice: t.nice,
+            rt,
+            // sched_setattr clamps a custom slice to 0.1..=100 ms.
+            slice_ns: t.slice_ns.map(|s| s.clamp(100_000, 100_000_000)),
             affinity,
             process: t.process,
             working_set_kib: t.working_set_kib,

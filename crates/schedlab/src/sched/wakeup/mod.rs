@@ -41,17 +41,24 @@ pub(crate) fn select_task_rq(
         }
         WakeKind::Wakeup => v4_15::select(env, task, prev, this, sync, SdFlag::BalanceWake),
     };
-    // select_fallback_rq: a CPU the task may not use is never the answer.
     if !env.allowed(task).contains(placed.cpu) {
-        let allowed = env.allowed(task);
-        let cpu = if allowed.contains(prev) {
-            prev
-        } else {
-            allowed.first().expect("affinity is never empty")
-        };
-        placed.decide(cpu, Reason::AffinityFallback);
+        placed.decide(
+            select_fallback_rq(env, task, prev),
+            Reason::AffinityFallback,
+        );
     }
     placed
+}
+
+/// select_fallback_rq: a CPU the task may not use is never the answer;
+/// its previous CPU if allowed, else its first allowed one.
+pub fn select_fallback_rq(env: &impl SchedEnv, task: usize, prev: usize) -> usize {
+    let allowed = env.allowed(task);
+    if allowed.contains(prev) {
+        prev
+    } else {
+        allowed.first().expect("affinity is never empty")
+    }
 }
 
 #[cfg(test)]

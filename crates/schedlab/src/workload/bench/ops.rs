@@ -38,6 +38,8 @@ pub(crate) fn task(name: String, affinity: &Option<String>, program: Vec<Op>) ->
         process: None,
         working_set_kib: 0,
         start_cpu: None,
+        rt: None,
+        slice_ns: None,
         program,
     }
 }

@@ -4,6 +4,7 @@
 
 use super::dialect::{Field, J};
 use crate::error::{Concern, Error, Result};
+use crate::workload::program::RtPolicy;
 
 /// Where a key is: its path in the file and its line.
 #[derive(Debug, Clone)]
@@ -73,4 +74,32 @@ pub(super) fn string<'a>(j: &'a J, at: &At, what: &str) -> Result<&'a str> {
 pub(super) struct Global {
     pub duration_s: i64,
     pub mem_buffer: u64,
+    pub default_policy: Policy,
+    pub pi_enabled: bool,
+}
+
+/// A scheduling class rt-app sets (its "policy").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Policy {
+    Other,
+    Rt(RtPolicy),
+}
+
+/// A scheduling policy rt-app knows; the ones not modelled are refused.
+pub(super) fn policy(j: &J, at: &At) -> Result<Policy> {
+    let p = string(j, at, "a policy name")?;
+    match p {
+        "SCHED_OTHER" => Ok(Policy::Other),
+        "SCHED_FIFO" => Ok(Policy::Rt(RtPolicy::Fifo)),
+        "SCHED_RR" => Ok(Policy::Rt(RtPolicy::Rr)),
+        "SCHED_DEADLINE" => Err(at.error(
+            "SCHED_DEADLINE is not modelled (the deadline class: runtime, deadline and period)",
+        )),
+        "SCHED_BATCH" | "SCHED_IDLE" => Err(at.error(format!(
+            "{p} is not modelled: SCHED_OTHER (CFS, EEVDF), SCHED_FIFO and SCHED_RR are"
+        ))),
+        _ => Err(at.error(format!(
+            "{p:?} is not a policy (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"
+        ))),
+    }
 }

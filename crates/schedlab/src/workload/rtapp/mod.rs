@@ -8,8 +8,10 @@
 //! with sched_setaffinity at the phase's start, as rt-app does, and a phase
 //! without one goes back to the task's), `delay` (slept to, from the start;
 //! periods count from its end), `policy` SCHED_OTHER with `priority` (its
-//! nice). The events are in `events.rs`. rt-app's threads are threads of
-//! one process: switching between them changes no address space.
+//! nice) and `dl-runtime` (its custom slice), or SCHED_FIFO / SCHED_RR
+//! with `priority` (the RT class). The events are in `events.rs`. rt-app's
+//! threads are threads of one process: switching between them changes no
+//! address space.
 //!
 //! `global`: `duration` (s, -1: until every task ends), `default_policy`,
 //! `mem_buffer_size`, `io_device` (only /dev/null is modelled), and the
@@ -18,10 +20,9 @@
 //! (kept by rt-app for old files, which create what their events name) are
 //! accepted and ignored.
 //!
-//! Refused with an error naming the key, its line and why: other
-//! scheduling classes (SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_IDLE,
-//! SCHED_DEADLINE), a custom slice, per-phase priorities, `memrun`, forks
-//! that fork each other in a cycle. What is accepted but changes nothing is
+//! Refused with an error naming the key, its line and why: SCHED_DEADLINE,
+//! SCHED_BATCH, SCHED_IDLE, a phase's own policy or priority, `memrun`,
+//! forks that fork each other in a cycle. What is accepted but changes nothing is
 //! listed (`Remarks::ignored`); what runs differently from rt-app on the
 //! real machine, or looks like a mistake, is a note (`Remarks::notes`):
 //! task groups run flat, a `resume` that no task's `suspend` waits for.
@@ -35,8 +36,8 @@ use crate::error::Result;
 use crate::workload::bench::{Custom, CustomMetric};
 use dialect::{Field, J};
 use events::Events;
-use file::{int, obj, At, Global};
-use tasks::{policy, relabel, TaskDef};
+use file::{int, obj, policy, At, Global, Policy};
+use tasks::{relabel, TaskDef};
 
 /// What an import gives: the workload and what it says about the file.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +73,7 @@ impl std::fmt::Display for Remarks {
 }
 
 /// Global keys that shape rt-app's logs or calibration: accepted, ignored.
-const IGNORED_GLOBAL: [&str; 11] = [
+const IGNORED_GLOBAL: [&str; 9] = [
     "calibration",
     "logdir",
     "log_basename",
@@ -80,11 +81,9 @@ const IGNORED_GLOBAL: [&str; 11] = [
     "ftrace",
     "gnuplot",
     "lock_pages",
-    "pi_enabled",
     "cumulative_slack",
     // Read by rt-app's early versions only (fragmenting run loops).
     "frag",
-    "default_policy",
 ];
 
 /// The resource types rt-app's string_to_resource knows, and the ones
@@ -119,6 +118,8 @@ pub fn import(text: &str) -> Result<Import> {
     let mut global = Global {
         duration_s: -1,
         mem_buffer: crate::workload::program::default_mem_buffer(),
+        default_policy: Policy::Other,
+        pi_enabled: false,
     };
     let mut tasks_j = None;
     for f in obj(&root, &top)? {
@@ -138,10 +139,16 @@ pub fn import(text: &str) -> Result<Import> {
     };
     let defs = obj(tasks_j, &tasks_at)?
         .iter()
-        .map(|f| TaskDef::read(f, &tasks_at.child(f)))
+        .map(|f| TaskDef::read(f, &tasks_at.child(f), global.default_policy))
         .collect::<Result<Vec<_>>>()?;
     for d in &defs {
         remarks.notes.extend(d.no_effect.iter().cloned());
+    }
+    if global.pi_enabled && defs.iter().any(|d| d.rt.is_some()) {
+        remarks.notes.push(
+            "global.pi_enabled: priority inheritance is not modelled: a task holding a mutex an RT task waits for keeps its own priority"
+                .into(),
+        );
     }
     let mut events = Events::new(&defs, &global);
     let mut tasks = Vec::new();
@@ -204,8 +211,9 @@ fn read_global(j: &J, at: &At, global: &mut Global, remarks: &mut Remarks) -> Re
                     }
                 }
             }
-            "default_policy" => {
-                policy(v, &at)?;
+            "default_policy" => global.default_policy = policy(v, &at)?,
+            "pi_enabled" => {
+                global.pi_enabled = *v == J::Bool(true);
                 remarks.ignored.push(at.path);
             }
             "mem_buffer_size" => {

@@ -4,9 +4,9 @@
 //! phases' operations as rt-app's thread_body runs them.
 
 use super::dialect::{Field, J};
-use super::file::{int, obj, string, us, At};
-use crate::error::{Error, Result};
-use crate::workload::program::{Op, TaskSpec, Time};
+use super::file::{int, obj, policy, us, At, Policy};
+use crate::error::Result;
+use crate::workload::program::{Op, RtSpec, TaskSpec, Time};
 
 /// rt-app's event keys (its `events` list); a key is an event when it
 /// starts with one.
@@ -20,23 +20,6 @@ pub(super) fn is_event(key: &str) -> bool {
     EVENTS.iter().any(|e| key.starts_with(e))
 }
 
-/// A scheduling policy rt-app knows; the ones not modelled are refused.
-pub(super) fn policy(j: &J, at: &At) -> Result<()> {
-    let p = string(j, at, "a policy name")?;
-    match p {
-        "SCHED_OTHER" => Ok(()),
-        "SCHED_DEADLINE" => Err(at.error(
-            "SCHED_DEADLINE is not modelled (the deadline class: runtime, deadline and period)",
-        )),
-        "SCHED_FIFO" | "SCHED_RR" | "SCHED_BATCH" | "SCHED_IDLE" => Err(at.error(format!(
-            "{p} is not modelled: only SCHED_OTHER (CFS, EEVDF) is"
-        ))),
-        _ => Err(at.error(format!(
-            "{p:?} is not a policy (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE)"
-        ))),
-    }
-}
-
 /// A task as the file defines it.
 pub(super) struct TaskDef<'a> {
     pub name: String,
@@ -46,6 +29,9 @@ pub(super) struct TaskDef<'a> {
     pub delay_ns: u64,
     pub cpus: Option<String>,
     pub nice: i8,
+    pub rt: Option<RtSpec>,
+    /// A SCHED_OTHER custom slice (dl-runtime), ns.
+    pub slice_ns: Option<u64>,
     pub taskgroup: Option<(At, String)>,
     pub phases: Vec<PhaseDef<'a>>,
     /// rt-app's thread loop: -1 forever, else how many times the phases run.
@@ -73,7 +59,10 @@ enum Key {
     Taskgroup,
     /// Read, no effect here (memory binding, utilisation clamps).
     NoEffect(&'static str),
-    /// A deadline parameter (or a SCHED_OTHER custom slice).
+    /// dl-runtime: SCHED_DEADLINE's runtime, a SCHED_OTHER task's custom
+    /// slice (sched_setattr's sched_runtime, 6.12).
+    Runtime,
+    /// SCHED_DEADLINE's other parameters.
     Deadline,
 }
 
@@ -88,13 +77,15 @@ fn key(k: &str) -> Option<Key> {
         "util_min" | "util_max" => {
             Key::NoEffect("utilisation clamps (they steer frequency and energy-aware placement, neither modelled)")
         }
-        "dl-runtime" | "dl-period" | "dl-deadline" | "period" | "deadline" => Key::Deadline,
+        "dl-runtime" => Key::Runtime,
+        "dl-period" | "dl-deadline" | "period" | "deadline" => Key::Deadline,
         _ => return None,
     })
 }
 
 impl<'a> TaskDef<'a> {
-    pub fn read(f: &'a Field, at: &At) -> Result<TaskDef<'a>> {
+    /// The task `f`, whose policy is `default` unless it says.
+    pub fn read(f: &'a Field, at: &At, default: Policy) -> Result<TaskDef<'a>> {
         let mut def = TaskDef {
             name: f.key.clone(),
             at: at.clone(),
@@ -102,6 +93,8 @@ impl<'a> TaskDef<'a> {
             delay_ns: 0,
             cpus: None,
             nice: 0,
+            rt: None,
+            slice_ns: None,
             taskgroup: None,
             phases: Vec::new(),
             thread_loop: -1,
@@ -109,6 +102,8 @@ impl<'a> TaskDef<'a> {
         };
         let mut loop_key = None;
         let mut priority = None;
+        let mut class = default;
+        let mut slice = None;
         let mut events = Vec::new();
         for k in obj(&f.value, at)? {
             let kat = at.child(k);
@@ -131,12 +126,16 @@ impl<'a> TaskDef<'a> {
                 other => match key(other) {
                     Some(Key::Loop) => loop_key = Some(int(v, &kat)?),
                     Some(Key::Cpus) => def.cpus = Some(cpus(v, &kat)?),
-                    Some(Key::Policy) => policy(v, &kat)?,
-                    // Checked once the policy is known to be SCHED_OTHER.
+                    Some(Key::Policy) => class = policy(v, &kat)?,
+                    // Checked once the policy is known.
                     Some(Key::Priority) => priority = Some((int(v, &kat)?, kat)),
                     Some(Key::Taskgroup) => def.taskgroup = taskgroup(v, &kat)?,
                     Some(Key::NoEffect(why)) => def.no_effect.push(no_effect(&kat, why)),
-                    Some(Key::Deadline) => return Err(deadline_key(&kat)),
+                    Some(Key::Runtime) => slice = Some((us(v, &kat)?, kat)),
+                    Some(Key::Deadline) => def.no_effect.push(no_effect(
+                        &kat,
+                        "a SCHED_DEADLINE task's parameter (the task is not one)",
+                    )),
                     None if is_event(other) => events.push(k),
                     None => return Err(kat.error(
                         "not a task key or event this import knows (instance, loop, priority, policy, cpus, phases, delay, taskgroup; run, runtime, sleep, timer, lock, unlock, wait, signal, broad, sync, barrier, suspend, resume, yield, mem, iorun, fork, sem_post, sem_wait)",
@@ -144,8 +143,30 @@ impl<'a> TaskDef<'a> {
                 },
             }
         }
-        if let Some((n, kat)) = priority {
-            def.nice = nice(n, &kat)?;
+        match (class, slice) {
+            (Policy::Other, Some((ns, _))) => def.slice_ns = Some(ns),
+            (Policy::Rt(_), Some((_, kat))) => def.no_effect.push(no_effect(
+                &kat,
+                "a SCHED_OTHER or SCHED_DEADLINE task's runtime",
+            )),
+            _ => {}
+        }
+        match (class, priority) {
+            (Policy::Other, Some((n, kat))) => def.nice = nice(n, &kat)?,
+            (Policy::Other, None) => {}
+            (Policy::Rt(policy), p) => {
+                let priority = match p {
+                    Some((n, _)) if (1..=99).contains(&n) => n as u8,
+                    Some((n, kat)) => {
+                        return Err(kat.error(format!(
+                            "{n} is not an RT priority (1..=99 for SCHED_FIFO and SCHED_RR)"
+                        )))
+                    }
+                    // rt-app's DEFAULT_THREAD_PRIORITY for the RT classes.
+                    None => 10,
+                };
+                def.rt = Some(RtSpec { policy, priority });
+            }
         }
         if def.phases.is_empty() {
             // No phases: the task is one phase, which "loop" repeats (and
@@ -194,6 +215,8 @@ impl<'a> TaskDef<'a> {
             process: Some(1),
             working_set_kib: 0,
             start_cpu: None,
+            rt: self.rt,
+            slice_ns: self.slice_ns,
             program,
         }
     }
@@ -214,15 +237,18 @@ impl<'a> PhaseDef<'a> {
             match key(&k.key) {
                 Some(Key::Loop) => phase.repeat = int(v, &kat)?,
                 Some(Key::Cpus) => phase.cpus = Some(cpus(v, &kat)?),
-                Some(Key::Policy) => policy(v, &kat)?,
-                Some(Key::Priority) => {
+                Some(Key::Policy | Key::Priority) => {
                     return Err(kat.error(
-                        "a phase's own priority is not modelled (a task's nice is fixed): give the task's \"priority\"",
+                        "a phase's own policy or priority is not modelled (a task keeps its class and priority): give the task's",
                     ))
                 }
                 Some(Key::Taskgroup) => phase.taskgroup = taskgroup(v, &kat)?,
                 Some(Key::NoEffect(why)) => no_effects.push(no_effect(&kat, why)),
-                Some(Key::Deadline) => return Err(deadline_key(&kat)),
+                Some(Key::Runtime | Key::Deadline) => {
+                    return Err(kat.error(
+                        "a phase's own scheduling parameters are not modelled: give the task's",
+                    ))
+                }
                 None if is_event(&k.key) => phase.events.push(k),
                 None => {
                     return Err(kat.error(
@@ -257,10 +283,6 @@ fn nice(n: i64, at: &At) -> Result<i8> {
 
 fn no_effect(at: &At, what: &str) -> String {
     at.say(format!("no effect in the model: {what}"))
-}
-
-fn deadline_key(at: &At) -> Error {
-    at.error("deadline parameters (SCHED_DEADLINE's, or a SCHED_OTHER task's custom slice) are not modelled")
 }
 
 /// rt-app's "taskgroup": a cgroup path, "" for none.
