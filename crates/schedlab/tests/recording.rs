@@ -314,10 +314,11 @@ fn a_trace_replays_on_other_machines() {
         cpu(&cores)
     );
     // Wakeups from outside the traced tasks come at their recorded times,
-    // so only a machine whose CPUs are not slower (no SMT sharing) is
-    // sure to end no later.
+    // so only a machine whose CPUs are not slower (no SMT sharing) ends no
+    // later, within what the recorded RT threads (migration/N, SCHED_FIFO
+    // 99, preempting whatever runs on their CPU) shift: under 1%.
     assert!(
-        cores.end_ns <= small.end_ns,
+        cores.end_ns <= small.end_ns + small.end_ns / 100,
         "{} ns against {} on 2 CPUs",
         cores.end_ns,
         small.end_ns

@@ -112,7 +112,7 @@ pub fn command(trace: Trace) -> Result<String, Failure> {
             let import = read(&file, Overheads::of(&recorded_on.costs))?;
             let s = &import.recording.skipped;
             eprintln!(
-                "schedlab: {} events in {} lines, {} tasks; not used: {} events of other kinds, {} lost, {} wakeups of awake tasks; inferred: {} switches the trace did not show, {} handoffs; {} inconsistent switches; {} RT tasks run as CFS nice -20",
+                "schedlab: {} events in {} lines, {} tasks; not used: {} events of other kinds, {} lost, {} wakeups of awake tasks; inferred: {} switches the trace did not show, {} handoffs; {} inconsistent switches; {} RT tasks replayed as SCHED_FIFO",
                 import.recording.events,
                 import.lines,
                 import.recording.tasks.len(),

@@ -134,7 +134,8 @@ pub struct Skipped {
     /// Switches whose outgoing task was not the one running there, or
     /// whose incoming task was asleep with no wakeup seen (lost events).
     pub inconsistent_switches: u64,
-    /// Priorities below 100 (the RT class, not modelled): run as CFS.
+    /// Priorities below 100: the RT class, replayed as SCHED_FIFO (the
+    /// trace gives the priority, not the policy).
     pub rt_tasks: u64,
     /// Tasks seen running on a CPU where the trace had another task, or
     /// idle: switches the trace did not show, inferred.

@@ -10,7 +10,7 @@
 
 use super::timeline::{Recording, Step, Task};
 use crate::topology::HwCosts;
-use crate::workload::program::{Op, SemSpec, TaskSpec, Time, WorkloadSpec};
+use crate::workload::program::{Op, RtPolicy, RtSpec, SemSpec, TaskSpec, Time, WorkloadSpec};
 
 /// What the recording machine's kernel spent inside each run slice on the
 /// mechanisms the simulation charges itself: the switch that began the
@@ -61,14 +61,24 @@ fn wake_sem(t: &Task) -> String {
     format!("wake.{}", task_name(t))
 }
 
-/// A CFS priority as a nice value; the RT class (below 100) runs as the
-/// highest CFS weight until it is modelled.
+/// A CFS priority as a nice value (an RT task's is unused: 0).
 fn nice(prio: Option<i32>) -> i8 {
     match prio {
-        Some(p) if p < 100 => -20,
+        Some(p) if p < 100 => 0,
         Some(p) => (p - 120).clamp(-20, 19) as i8,
         None => 0,
     }
+}
+
+/// A priority below 100 as the RT class: SCHED_FIFO (the switch events
+/// give the priority, not the policy; the kernel's own RT threads, such
+/// as migration/N and irq threads, are FIFO) at rt_priority 99 - prio.
+fn rt(prio: Option<i32>) -> Option<RtSpec> {
+    let p = prio.filter(|&p| p < 100)?;
+    Some(RtSpec {
+        policy: RtPolicy::Fifo,
+        priority: (99 - p).clamp(1, 99) as u8,
+    })
 }
 
 /// A waker that sleeps within this much of its own run after a wakeup
@@ -176,7 +186,7 @@ fn spec(rec: &Recording, i: usize, o: Overheads) -> TaskSpec {
         process: t.pid,
         working_set_kib: 0,
         start_cpu: None,
-        rt: None,
+        rt: rt(t.prio),
         slice_ns: None,
         program,
     }
@@ -251,7 +261,21 @@ mod tests {
         assert_eq!(nice(Some(120)), 0);
         assert_eq!(nice(Some(100)), -20);
         assert_eq!(nice(Some(139)), 19);
-        assert_eq!(nice(Some(0)), -20);
         assert_eq!(nice(None), 0);
+    }
+
+    #[test]
+    fn a_priority_below_100_is_the_rt_class_at_99_minus_it() {
+        assert_eq!(rt(Some(120)), None);
+        let fifo = |priority| {
+            Some(RtSpec {
+                policy: RtPolicy::Fifo,
+                priority,
+            })
+        };
+        // migration/N: prio 0, rt_priority 99; an irq thread at 50: prio 49.
+        assert_eq!(rt(Some(0)), fifo(99));
+        assert_eq!(rt(Some(49)), fifo(50));
+        assert_eq!(rt(Some(98)), fifo(1));
     }
 }
