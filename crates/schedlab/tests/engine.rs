@@ -27,24 +27,7 @@ fn run_with(
     seed: u64,
     duration_ns: Option<u64>,
 ) -> RunOutput {
-    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
-    let cfg = SimConfig {
-        policy: policy.resolve(topo.ncpus()).unwrap(),
-        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
-        topology: topo.clone(),
-        seed,
-        start_ns: 0,
-        duration_ns,
-        trace: Some(schedlab::engine::stats::TraceWindow {
-            start_ns: 0,
-            end_ns: u64::MAX,
-            max_events: 100_000,
-            from_first_wakeup: false,
-        }),
-        measure_from_ns: 0,
-        check_invariants: true,
-    };
-    Sim::new(&cfg).unwrap().run().unwrap()
+    common::run_traced(topo, policy, workload_json, seed, duration_ns)
 }
 
 /// Two tasks, two pipes, one token: A writes p0 and reads p1, B the reverse.

@@ -4,33 +4,15 @@
 
 mod common;
 
-use common::machine;
+use common::{machine, marks};
 use schedlab::counters::Reason;
-use schedlab::engine::stats::{TraceEvent, TraceWindow};
-use schedlab::engine::{RunOutput, Sim, SimConfig};
+use schedlab::engine::stats::TraceEvent;
+use schedlab::engine::RunOutput;
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::topology::{HwCosts, Topology};
-use schedlab::workload::program::{Workload, WorkloadSpec};
 
 fn run(era: Era, topo: &Topology, workload_json: &str, duration_ns: Option<u64>) -> RunOutput {
-    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
-    let cfg = SimConfig {
-        policy: PolicySpec::era(era).resolve(topo.ncpus()).unwrap(),
-        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
-        topology: topo.clone(),
-        seed: 1,
-        start_ns: 0,
-        duration_ns,
-        trace: Some(TraceWindow {
-            start_ns: 0,
-            end_ns: u64::MAX,
-            max_events: 100_000,
-            from_first_wakeup: false,
-        }),
-        measure_from_ns: 0,
-        check_invariants: true,
-    };
-    Sim::new(&cfg).unwrap().run().unwrap()
+    common::run_traced(topo, PolicySpec::era(era), workload_json, 1, duration_ns)
 }
 
 fn four_cpus() -> Topology {
@@ -109,14 +91,6 @@ fn syscalls_cost_their_entry_and_exit_each() {
         many.tasks[0].exited_ns.unwrap() - one.tasks[0].exited_ns.unwrap(),
         1000 * call
     );
-}
-
-/// Marks' times of a label.
-fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
-    out.marks
-        .iter()
-        .find(|m| m.label == label)
-        .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
 }
 
 fn timer_task(name: &str, shared: bool, origin_ns: u64) -> String {

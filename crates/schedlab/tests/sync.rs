@@ -7,34 +7,20 @@
 
 mod common;
 
-use common::machine;
-use schedlab::engine::{RunOutput, Sim, SimConfig};
+use common::{machine, marks};
+use schedlab::engine::RunOutput;
 use schedlab::policy::{Era, PolicySpec};
 use schedlab::topology::{HwCosts, Topology};
-use schedlab::workload::program::{Workload, WorkloadSpec};
+use schedlab::workload::program::Workload;
 
 fn run(topo: &Topology, workload_json: &str, duration_ns: Option<u64>) -> RunOutput {
-    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
-    let cfg = SimConfig {
-        policy: PolicySpec::era(Era::V6_12).resolve(topo.ncpus()).unwrap(),
-        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
-        topology: topo.clone(),
-        seed: 1,
-        start_ns: 0,
+    common::run_traced(
+        topo,
+        PolicySpec::era(Era::V6_12),
+        workload_json,
+        1,
         duration_ns,
-        trace: None,
-        measure_from_ns: 0,
-        check_invariants: true,
-    };
-    Sim::new(&cfg).unwrap().run().unwrap()
-}
-
-/// The times of a label's marks.
-fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
-    out.marks
-        .iter()
-        .find(|m| m.label == label)
-        .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
+    )
 }
 
 fn counter(out: &RunOutput, name: &str) -> u64 {

@@ -4,7 +4,7 @@
 //! exits.
 
 use super::cpu::SegKind;
-use super::stats::{LatencyHist, TraceEvent};
+use super::stats::LatencyHist;
 use super::task::{Pending, Task, TaskState, Wait};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
@@ -121,13 +121,7 @@ impl Sim {
         self.counters.count(Counter::Forks);
         self.count_placement(&placed, parent_cpu);
         if cpu != parent_cpu {
-            self.trace_event(TraceEvent::Migrate {
-                t: self.now,
-                task: id,
-                from: parent_cpu,
-                to: cpu,
-                reason,
-            });
+            self.trace_migrate(id, parent_cpu, cpu, reason);
         }
         let remote = parent.is_some() && parent_cpu != cpu;
         if self.is_rt(id) {

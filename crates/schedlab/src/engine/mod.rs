@@ -487,6 +487,23 @@ impl Sim {
         self.trace.record(self.now, ev);
     }
 
+    /// Traces `task` moving from CPU `from` to `to`, and why.
+    fn trace_migrate(
+        &mut self,
+        task: usize,
+        from: usize,
+        to: usize,
+        reason: crate::counters::Reason,
+    ) {
+        self.trace_event(TraceEvent::Migrate {
+            t: self.now,
+            task,
+            from,
+            to,
+            reason,
+        });
+    }
+
     pub(crate) fn allowed(&self, task: usize) -> &CpuSet {
         &self.affinity[task]
     }

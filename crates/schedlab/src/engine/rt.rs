@@ -3,7 +3,6 @@
 //! Where RT tasks go (placement, push, pull) is the scheduler's
 //! (`sched::rt`); this carries it out.
 
-use super::stats::TraceEvent;
 use super::task::TaskState;
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
@@ -73,13 +72,7 @@ impl Sim {
         self.cpus[from].rt.dequeue(task);
         self.note_idle(from);
         self.enqueue_rt(task, to);
-        self.trace_event(TraceEvent::Migrate {
-            t: self.now,
-            task,
-            from,
-            to,
-            reason,
-        });
+        self.trace_migrate(task, from, to, reason);
         let remote = (reason != Reason::RtPull).then_some(from);
         self.notify_enqueued(to, task, remote, false);
     }

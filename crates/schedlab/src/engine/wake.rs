@@ -253,13 +253,7 @@ impl Sim {
             reason,
         });
         if target != prev {
-            self.trace_event(TraceEvent::Migrate {
-                t: self.now,
-                task,
-                from: prev,
-                to: target,
-                reason,
-            });
+            self.trace_migrate(task, prev, target, reason);
         }
         if target == this {
             self.counters.count(Counter::TtwuLocal);
@@ -433,13 +427,7 @@ impl Sim {
         if !self.ents[task].delayed {
             self.tasks[task].state = TaskState::Queued(to);
         }
-        self.trace_event(TraceEvent::Migrate {
-            t: self.now,
-            task,
-            from,
-            to,
-            reason,
-        });
+        self.trace_migrate(task, from, to, reason);
         self.notify_enqueued(to, task, None, false);
     }
 

@@ -1,6 +1,10 @@
 //! Helpers shared by the integration tests.
 
+use schedlab::engine::stats::TraceWindow;
+use schedlab::engine::{RunOutput, Sim, SimConfig};
+use schedlab::policy::PolicySpec;
 use schedlab::topology::{HwCosts, Layout, MachineSpec, Numbering, Shape, Topology};
+use schedlab::workload::program::{Workload, WorkloadSpec};
 
 /// A one-package-per-node machine of the given shape and costs.
 pub fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) -> Topology {
@@ -20,4 +24,44 @@ pub fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) 
         calibration: None,
     })
     .unwrap()
+}
+
+/// A run of the task-language workload `workload_json` under `policy`,
+/// traced (up to 100,000 events) and with the invariants checked after
+/// every event.
+#[allow(dead_code)] // Not every test binary uses every helper.
+pub fn run_traced(
+    topo: &Topology,
+    policy: PolicySpec,
+    workload_json: &str,
+    seed: u64,
+    duration_ns: Option<u64>,
+) -> RunOutput {
+    let spec: WorkloadSpec = serde_json::from_str(workload_json).unwrap();
+    let cfg = SimConfig {
+        policy: policy.resolve(topo.ncpus()).unwrap(),
+        workload: Workload::compile(&spec, topo.ncpus()).unwrap(),
+        topology: topo.clone(),
+        seed,
+        start_ns: 0,
+        duration_ns,
+        trace: Some(TraceWindow {
+            start_ns: 0,
+            end_ns: u64::MAX,
+            max_events: 100_000,
+            from_first_wakeup: false,
+        }),
+        measure_from_ns: 0,
+        check_invariants: true,
+    };
+    Sim::new(&cfg).unwrap().run().unwrap()
+}
+
+/// The times of a label's marks.
+#[allow(dead_code)]
+pub fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
+    out.marks
+        .iter()
+        .find(|m| m.label == label)
+        .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
 }
