@@ -453,10 +453,11 @@ proptest! {
             };
             match kind {
                 // Sleepers, a third of them SCHED_FIFO and a third
-                // SCHED_RR, that yield and move themselves between CPUs.
+                // SCHED_RR at first, that yield, move themselves between
+                // CPUs and switch between the fair and RT classes.
                 0 => specs.push(format!(
-                    r#"{{"name":"c{i}"{affinity}{},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},"yield",{{"affinity":"{}"}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}},{{"affinity":null}}]}}]}}"#,
-                    rt_class(i), (i + 1) % n)),
+                    r#"{{"name":"c{i}"{affinity}{},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},"yield",{{"affinity":"{}"}},{{"scheduler":{{"nice":{}}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}},{{"affinity":null}},{{"scheduler":{{"rt":{{"policy":"rr","priority":{}}}}}}}]}}]}}"#,
+                    rt_class(i), (i + 1) % n, (i % 7) as i8 - 3, 1 + i % 99)),
                 1 => specs.push(format!(
                     r#"{{"name":"h{i}"{affinity}{},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#,
                     if i % 4 == 3 { rt_class(1) } else { String::new() }, (i as i8 % 5) - 2)),

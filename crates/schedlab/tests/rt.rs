@@ -142,3 +142,41 @@ fn rt_throttling_leaves_fair_tasks_50_ms_a_second_unless_runtime_is_shared() {
     assert!(shared_on < 5, "4.15: fair ran {shared_on} ms");
     assert_eq!(throttled, 0);
 }
+
+#[test]
+fn a_second_rt_task_on_a_busy_cpu_is_pushed_to_the_cpu_running_the_lowest_class() {
+    // A (priority 60) and B (priority 50) both start on CPU 0; CPU 1 runs
+    // an RT task of priority 90 pinned there, CPUs 2 and 3 fair hogs. When
+    // CPU 0 switches to A, B waits behind it: the balance callback pushes
+    // B (push_rt_tasks) to a CPU running fair tasks, never to CPU 1.
+    let w = r#"{"tasks":[
+      {"name":"A","start_cpu":0,"rt":{"policy":"fifo","priority":60},"program":[{"compute":{"ns":20000000}}]},
+      {"name":"B","start_cpu":0,"rt":{"policy":"fifo","priority":50},"program":[{"compute":{"ns":1000000}},{"mark":"b"}]},
+      {"name":"C","affinity":"1","rt":{"policy":"fifo","priority":90},"program":[{"compute":{"ns":20000000}}]},
+      {"name":"h2","affinity":"2","program":[{"compute":{"ns":20000000}}]},
+      {"name":"h3","affinity":"3","program":[{"compute":{"ns":20000000}}]}]}"#;
+    for era in [Era::V2_6_28, Era::V4_15, Era::V6_12] {
+        let out = run(era, &cpus(4), w, None);
+        let pushes: Vec<(usize, usize)> = out
+            .trace
+            .iter()
+            .filter_map(|e| match *e {
+                TraceEvent::Migrate {
+                    task: 1,
+                    from,
+                    to,
+                    reason: Reason::RtPush,
+                    ..
+                } => Some((from, to)),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            matches!(pushes.as_slice(), [(0, 2)] | [(0, 3)]),
+            "{era}: B pushed {pushes:?}"
+        );
+        // B runs there at once, preempting the fair hog: done in about 1 ms.
+        let done = marks(&out, "b")[0];
+        assert!(done < 1_200_000, "{era}: B done at {done} ns");
+    }
+}

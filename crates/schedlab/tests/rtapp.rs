@@ -302,8 +302,8 @@ fn what_is_not_modelled_is_an_error_naming_the_key_and_its_line() {
             "tasks.a (line 1): forks itself through a -> b -> a",
         ),
         (
-            r#"{"tasks":{"a":{"loop":1,"phases":{"p":{"run":10,"priority":-5}}}}}"#,
-            "tasks.a.phases.p.priority (line 1): a phase's own policy or priority is not modelled",
+            r#"{"tasks":{"a":{"loop":1,"phases":{"p":{"run":10,"priority":-25}}}}}"#,
+            "tasks.a.phases.p.priority (line 1): -25 is not a nice value",
         ),
         (
             r#"{"tasks":{"a":{"loop":1,"run":10,"phases":{"p":{"run":10}}}}}"#,
@@ -443,4 +443,44 @@ fn sched_fifo_and_sched_rr_tasks_import_into_the_rt_class() {
         (mean_of(text, "audio.period") - 2_000.0).abs() < 20.0,
         "{text}"
     );
+}
+
+/// A phase's own policy and priority apply from its start, as rt-app's
+/// set_thread_param does at each phase: a priority alone keeps the policy
+/// then in force, a phase with neither keeps what the last one set.
+#[test]
+fn a_phases_own_policy_and_priority_become_sched_setattr_at_its_start() {
+    let text = r#"{
+      "global": { "duration": 1 },
+      "tasks": { "t": { "priority": 2, "loop": -1, "phases": {
+        "quiet": { "priority": 10, "run": 1000, "sleep": 1000 },
+        "rt": { "policy": "SCHED_FIFO", "run": 1000, "sleep": 1000 },
+        "higher": { "priority": 60, "run": 1000, "sleep": 1000 },
+        "same": { "run": 1000, "sleep": 1000 },
+        "fair": { "policy": "SCHED_OTHER", "run": 1000, "sleep": 1000 }
+      } } }
+    }"#;
+    let (exp, _) = import(text).unwrap();
+    let Benchmark::Custom(c) = &exp.workload else {
+        panic!()
+    };
+    let body = serde_json::to_value(&c.tasks[0].program).unwrap()[0]["forever"].clone();
+    let set: Vec<String> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|op| op.get("scheduler").map(|s| s.to_string()))
+        .collect();
+    assert_eq!(
+        set,
+        [
+            r#"{"nice":10}"#,
+            r#"{"rt":{"policy":"fifo","priority":10}}"#,
+            r#"{"rt":{"policy":"fifo","priority":60}}"#,
+            "{}"
+        ]
+    );
+    assert_eq!(c.tasks[0].nice, 2);
+    let r = run_all(&exp, &mut |_, _| true).unwrap();
+    assert!(r.rows[0].values["6.12"] > 0.0);
 }

@@ -173,3 +173,62 @@ fn a_custom_slice_sets_how_long_a_task_runs_before_its_turn_ends_under_eevdf_onl
     );
     assert_eq!(switches(Era::V4_15, long), switches(Era::V4_15, ""));
 }
+
+#[test]
+fn sched_setattr_reweights_a_running_task_or_moves_it_between_classes() {
+    // A and B, both fair hogs, share CPU 0. A calls sched_setattr after
+    // 10 ms of its own work.
+    let w = |attr: &str, then_ns: u64| {
+        format!(
+            r#"{{"tasks":[
+          {{"name":"A","affinity":"0","program":[{{"compute":{{"ns":10000000}}}},{{"scheduler":{attr}}},{{"compute":{{"ns":{then_ns}}}}}]}},
+          {{"name":"B","affinity":"0","program":[{{"compute":{{"ns":400000000}}}}]}}]}}"#
+        )
+    };
+    let exec = |out: &RunOutput, t: usize| out.tasks[t].sum_exec_ns / 1_000_000;
+    for era in [Era::V4_15, Era::V6_12] {
+        // Nice 5 (weight 335 against 1024): A gets about a quarter of the
+        // CPU from then on: 10 ms, then ~25% of the next 380 ms.
+        let out = run(
+            era,
+            &four_cpus(),
+            &w(r#"{"nice":5}"#, 400_000_000),
+            Some(400_000_000),
+        );
+        let a = exec(&out, 0);
+        assert!((95..=110).contains(&a), "{era}: A ran {a} ms");
+        // SCHED_FIFO: A runs its remaining 90 ms at once, B waits.
+        let fifo = r#"{"rt":{"policy":"fifo","priority":10}}"#;
+        let out = run(era, &four_cpus(), &w(fifo, 90_000_000), Some(120_000_000));
+        let done = out.tasks[0].exited_ns.unwrap() / 1_000_000;
+        assert!((100..=112).contains(&done), "{era}: A exited at {done} ms");
+        // B ran before the switch (A's first 10 ms took about 20) and after
+        // A's exit, never in between.
+        let b = exec(&out, 1);
+        assert!(b <= 12 + (120 - done), "{era}: B ran {b} ms");
+    }
+}
+
+#[test]
+fn an_rt_task_that_becomes_fair_shares_the_cpu_again() {
+    // A runs SCHED_FIFO for 50 ms, then sets itself back to SCHED_OTHER:
+    // from then on it and B share CPU 0. It joins the fair queue placed as
+    // a waking task (with the era's sleeper credit), so it runs a little
+    // ahead at first.
+    let w = r#"{"tasks":[
+      {"name":"A","affinity":"0","rt":{"policy":"fifo","priority":20},"program":[
+        {"compute":{"ns":50000000}},{"scheduler":{}},{"compute":{"ns":400000000}}]},
+      {"name":"B","affinity":"0","program":[{"compute":{"ns":400000000}}]}]}"#;
+    for era in [Era::V2_6_28, Era::V6_12] {
+        let out = run(era, &four_cpus(), w, Some(250_000_000));
+        let (a, b) = (
+            out.tasks[0].sum_exec_ns / 1_000_000,
+            out.tasks[1].sum_exec_ns / 1_000_000,
+        );
+        // 50 ms alone, then the last 200 ms shared: B gets a good part.
+        assert!(
+            a >= 140 && b >= 60 && a + b >= 240,
+            "{era}: A {a} ms, B {b} ms"
+        );
+    }
+}

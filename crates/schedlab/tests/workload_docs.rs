@@ -75,6 +75,7 @@ fn every_example_in_the_workload_reference_parses_and_the_worked_ones_run() {
             "mem",
             "read",
             "runtime",
+            "scheduler",
             "sem_post",
             "sem_wait",
             "signal",

@@ -102,6 +102,7 @@ impl Sim {
             log_records: vec![0; self.workload.logs.len()],
             log_writing: 0,
             rr_slice_ns: crate::sched::rt_rq::RR_TIMESLICE_NS,
+            nice: t.nice,
         });
         let mut entity = Entity::new(weight, self.now);
         entity.custom_slice_ns = self.workload.templates[tpl].slice_ns;
@@ -303,6 +304,14 @@ impl Sim {
                 }
                 let cost = self.cost.syscall();
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Affinity(i));
+            }
+            Insn::Scheduler(s) => {
+                self.tasks[task].pc += 1;
+                if self.sched_spec_of(task) == s {
+                    return Flow::Next;
+                }
+                let cost = self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::Scheduler(s));
             }
             Insn::Syscalls(n) => {
                 self.tasks[task].pc += 1;
@@ -557,6 +566,7 @@ impl Sim {
             }
             Pending::Yield => self.sched_yield(cpu, task),
             Pending::Affinity(i) => self.set_affinity(cpu, task, i),
+            Pending::Scheduler(s) => self.set_scheduler(cpu, task, s),
         }
     }
 

@@ -1,9 +1,13 @@
 //! The scheduling calls a task makes on itself: sched_yield and
 //! sched_setaffinity.
 
+use super::task::TaskState;
 use super::Sim;
 use crate::counters::{Cause, Counter, Reason};
 use crate::cpuset::CpuSet;
+use crate::sched::cfs::weight_of_nice;
+use crate::sched::rt_rq::RtParams;
+use crate::workload::program::{RtPolicy, RtSpec, SchedSpec};
 
 impl Sim {
     /// The CPUs `cpusets[i]` of the workload names (None: every CPU).
@@ -76,5 +80,85 @@ impl Sim {
         let next = set.first_from(prev + 1).or_else(|| set.first())?;
         self.cpus[this].distribute_prev = next;
         Some(next)
+    }
+
+    /// The scheduling settings `task` runs with now.
+    pub(super) fn sched_spec_of(&self, task: usize) -> SchedSpec {
+        let t = &self.tasks[task];
+        SchedSpec {
+            nice: t.nice,
+            rt: t.sched.rt.map(|r| RtSpec {
+                policy: if r.rr { RtPolicy::Rr } else { RtPolicy::Fifo },
+                priority: 99 - r.prio,
+            }),
+        }
+    }
+
+    /// __sched_setscheduler on the running `task`: a new nice (the fair
+    /// queue reweighted), a new RT priority (requeued: at its list's head
+    /// when lowered, ENQUEUE_HEAD, then a pull), or a change of class
+    /// (switched_from / switched_to). The CPU then picks again, as the
+    /// kernel reschedules a running task whose priority changed.
+    pub(super) fn set_scheduler(&mut self, cpu: usize, task: usize, s: SchedSpec) {
+        let old = self.tasks[task].sched.rt;
+        let new =
+            s.rt.map(|r| RtParams::new(r.priority, r.policy == RtPolicy::Rr));
+        self.tasks[task].nice = s.nice;
+        let weight = weight_of_nice(s.nice);
+        self.touch_rq(cpu);
+        self.touch_task(task);
+        match (old, new) {
+            (None, None) => self.cpus[cpu]
+                .rq
+                .reweight_curr(task, &mut self.ents, weight),
+            (Some(o), Some(n)) => {
+                self.account_rt(cpu);
+                let q = &mut self.cpus[cpu].rt;
+                q.dequeue(task);
+                if n.prio > o.prio {
+                    q.enqueue_head(task, n.prio);
+                } else {
+                    q.enqueue(task, n.prio);
+                }
+                q.curr = Some(task);
+                self.tasks[task].sched.rt = new;
+                if n.prio > o.prio {
+                    crate::sched::rt::pull_rt_task(self, cpu);
+                }
+            }
+            (None, Some(_)) => {
+                // switched_from_fair (detach_task_cfs_rq), then the RT queue.
+                let rq = &mut self.cpus[cpu].rq;
+                rq.dequeue_curr(task, &self.ents);
+                rq.pelt
+                    .detach(&self.ents[task].pelt, self.ents[task].weight);
+                self.tasks[task].sched.rt = new;
+                self.enqueue_rt(task, cpu);
+                let q = &mut self.cpus[cpu].rt;
+                q.curr = Some(task);
+                q.exec_start_ns = self.now;
+                self.tasks[task].state = TaskState::Running(cpu);
+            }
+            (Some(o), None) => {
+                // switched_from_rt, then attached to the fair queue as it
+                // would be on a wakeup (attach_task_cfs_rq, place_entity).
+                self.account_rt(cpu);
+                self.cpus[cpu].rt.dequeue(task);
+                self.tasks[task].sched.rt = None;
+                let e = &mut self.ents[task];
+                e.weight = weight;
+                e.pelt.reweight(weight);
+                let rq = &mut self.cpus[cpu].rq;
+                rq.pelt.attach(&self.ents[task].pelt, weight);
+                rq.place(task, &mut self.ents, false, &self.policy);
+                rq.enqueue(task, &mut self.ents);
+                rq.set_curr(task, &mut self.ents, self.now);
+                if self.cpus[cpu].rt.highest_prio() > o.prio {
+                    crate::sched::rt::pull_rt_task(self, cpu);
+                }
+            }
+        }
+        self.note_idle(cpu);
+        self.schedule(cpu);
     }
 }

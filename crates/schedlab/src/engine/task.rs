@@ -115,6 +115,8 @@ pub(crate) enum Pending {
     Yield,
     /// sched_setaffinity's entry is done: the task may use `cpusets[i]`.
     Affinity(u32),
+    /// sched_setattr's entry is done: the task takes these settings.
+    Scheduler(crate::workload::program::SchedSpec),
 }
 
 #[derive(Debug, Clone)]
@@ -189,4 +191,6 @@ pub(crate) struct Task {
     pub(crate) log_writing: u64,
     /// SCHED_RR: what is left of its time slice.
     pub(crate) rr_slice_ns: u64,
+    /// Its nice value (its fair weight's; kept while in the RT class).
+    pub(crate) nice: i8,
 }

@@ -401,6 +401,34 @@ impl CfsRq {
         }
     }
 
+    /// set_user_nice / sched_setattr on the running task `id` (brought up
+    /// to date): its weight becomes `weight`. CFS keeps its vruntime; EEVDF
+    /// (reweight_eevdf, v6.12) scales its lag and its deadline's distance
+    /// from the average by old / new weight, so its owed service keeps its
+    /// real-time worth.
+    pub fn reweight_curr(&mut self, id: TaskId, ents: &mut [Entity], weight: u64) {
+        debug_assert_eq!(self.curr, Some(id));
+        let old = ents[id].weight;
+        if self.eevdf {
+            let v = self.avg_vruntime(ents);
+            let e = &mut ents[id];
+            let scale = |d: i64| (d as i128 * old as i128 / weight as i128) as i64;
+            let lag = v.wrapping_sub(e.vruntime) as i64;
+            let ahead = e.deadline.wrapping_sub(v) as i64;
+            e.vruntime = v.wrapping_sub(scale(lag) as u64);
+            e.deadline = v.wrapping_add(scale(ahead) as u64);
+        }
+        self.pelt.detach(&ents[id].pelt, old);
+        let e = &mut ents[id];
+        e.weight = weight;
+        e.pelt.reweight(weight);
+        self.pelt.attach(&ents[id].pelt, weight);
+        self.load_weight = self.load_weight - old + weight;
+        if self.eevdf {
+            self.update_min_vruntime(ents);
+        }
+    }
+
     /// yield_task_fair on the running task `id`, as `kind` says (the caller
     /// has brought it up to date, update_curr); nothing when it is alone.
     pub fn yield_curr(&mut self, id: TaskId, ents: &mut [Entity], kind: YieldTask) {

@@ -155,6 +155,12 @@ impl Pelt {
         }
     }
 
+    /// A task's load at a new weight (reweight_entity: load_avg from the
+    /// same load_sum).
+    pub fn reweight(&mut self, weight: u64) {
+        self.load_avg = weight * self.load_sum / (LOAD_AVG_MAX - 1024 + self.period_contrib);
+    }
+
     /// Removes a departing task's signals from a run queue's (migration).
     pub fn detach(&mut self, task: &Pelt, task_weight: u64) {
         self.load_avg = self.load_avg.saturating_sub(task.load_avg);

@@ -37,9 +37,10 @@ impl RtParams {
 /// its bandwidth (RT throttling) for the current period.
 #[derive(Debug, Clone)]
 pub struct RtRq {
-    /// (prio, arrival, task), sorted: each priority's list, head first.
-    queue: Vec<(u8, u64, usize)>,
-    arrivals: u64,
+    /// (prio, place, task), sorted: each priority's list, head first (a
+    /// place below zero was put at the head).
+    queue: Vec<(u8, i64, usize)>,
+    arrivals: i64,
     /// The RT task running, if one is.
     pub curr: Option<usize>,
     /// When `curr`'s run time was last accounted (update_curr_rt).
@@ -70,7 +71,17 @@ impl RtRq {
     /// Enqueues at the tail of its priority's list.
     pub fn enqueue(&mut self, task: usize, prio: u8) {
         self.arrivals += 1;
-        let item = (prio, self.arrivals, task);
+        self.insert((prio, self.arrivals, task));
+    }
+
+    /// Enqueues at the head of its priority's list (ENQUEUE_HEAD: a
+    /// running task whose priority was lowered keeps its turn).
+    pub fn enqueue_head(&mut self, task: usize, prio: u8) {
+        self.arrivals += 1;
+        self.insert((prio, -self.arrivals, task));
+    }
+
+    fn insert(&mut self, item: (u8, i64, usize)) {
         let at = self.queue.partition_point(|&x| x < item);
         self.queue.insert(at, item);
     }

@@ -118,6 +118,10 @@ pub enum Op {
     /// This many system calls that return at once (a write to /dev/null,
     /// a zero-length nanosleep): their entry and exit only.
     Syscalls(u64),
+    /// sched_setattr on itself: SCHED_OTHER at a nice value, or the RT
+    /// class (rt-app's per-phase policy and priority). The same settings
+    /// again make no system call.
+    Scheduler(SchedSpec),
     /// Repeat the body `count` times.
     Loop { count: u64, body: Vec<Op> },
     /// Repeat the body until the run ends.
@@ -359,6 +363,16 @@ pub struct TaskSpec {
     pub program: Vec<Op>,
 }
 
+/// A `scheduler` instruction's class: `rt`, else SCHED_OTHER at `nice`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedSpec {
+    #[serde(default, skip_serializing_if = "is_zero_i8")]
+    pub nice: i8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt: Option<RtSpec>,
+}
+
 /// SCHED_FIFO or SCHED_RR at an RT priority (1, the lowest, to 99).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -434,6 +448,7 @@ pub enum Insn {
     /// Set the task's CPUs to `cpusets[i]` of the workload.
     Affinity(u32),
     Syscalls(u64),
+    Scheduler(SchedSpec),
     /// Compute until the time wall-clock ns after the start.
     Runtime(Time),
     Mem {
@@ -547,6 +562,7 @@ fn takes_time(op: &Op) -> bool {
         | Op::Yield
         | Op::Affinity(_)
         | Op::Syscalls(_)
+        | Op::Scheduler(_)
         | Op::Fork(_)
         | Op::Timer(_)
         | Op::Runtime(_)
@@ -867,6 +883,18 @@ impl Workload {
                     };
                     code.push(Insn::Affinity(i as u32));
                 }
+                Op::Scheduler(s) => {
+                    if !(-20..=19).contains(&s.nice) {
+                        return Err(fail(format!("nice {} is not in -20..=19", s.nice)));
+                    }
+                    if let Some(rt) = s.rt.filter(|r| !(1..=99).contains(&r.priority)) {
+                        return Err(fail(format!(
+                            "RT priority {} is not in 1..=99",
+                            rt.priority
+                        )));
+                    }
+                    code.push(Insn::Scheduler(*s));
+                }
                 Op::Syscalls(0) => return Err(fail("needs at least 1 system call".into())),
                 Op::Syscalls(n) => {
                     limits::SIM_TIME_NS
@@ -1172,6 +1200,7 @@ impl Op {
             Op::Yield => "yield",
             Op::Affinity(_) => "affinity",
             Op::Syscalls(_) => "syscalls",
+            Op::Scheduler(_) => "scheduler",
             Op::Loop { .. } => "loop",
             Op::Forever(_) => "forever",
             Op::Mark(_) => "mark",

@@ -20,9 +20,10 @@
 //! (kept by rt-app for old files, which create what their events name) are
 //! accepted and ignored.
 //!
-//! Refused with an error naming the key, its line and why: SCHED_DEADLINE,
-//! SCHED_BATCH, SCHED_IDLE, a phase's own policy or priority, `memrun`,
-//! forks that fork each other in a cycle. What is accepted but changes nothing is
+//! A phase's own `policy` and `priority` become a `scheduler` instruction
+//! at its start. Refused with an error naming the key, its line and why:
+//! SCHED_DEADLINE, SCHED_BATCH, SCHED_IDLE, a phase's own deadline
+//! parameters, `memrun`, forks that fork each other in a cycle. What is accepted but changes nothing is
 //! listed (`Remarks::ignored`); what runs differently from rt-app on the
 //! real machine, or looks like a mistake, is a note (`Remarks::notes`):
 //! task groups run flat, a `resume` that no task's `suspend` waits for.

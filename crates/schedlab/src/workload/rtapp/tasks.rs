@@ -6,7 +6,7 @@
 use super::dialect::{Field, J};
 use super::file::{int, obj, policy, us, At, Policy};
 use crate::error::Result;
-use crate::workload::program::{Op, RtSpec, TaskSpec, Time};
+use crate::workload::program::{Op, RtSpec, SchedSpec, TaskSpec, Time};
 
 /// rt-app's event keys (its `events` list); a key is an event when it
 /// starts with one.
@@ -45,6 +45,10 @@ pub(super) struct PhaseDef<'a> {
     /// -1: forever.
     pub repeat: i64,
     pub cpus: Option<String>,
+    /// Its own policy and priority, as written, and as they apply.
+    pub policy: Option<Policy>,
+    pub priority: Option<(i64, At)>,
+    pub sched: Option<SchedSpec>,
     pub taskgroup: Option<(At, String)>,
     pub events: Vec<&'a Field>,
 }
@@ -151,22 +155,17 @@ impl<'a> TaskDef<'a> {
             )),
             _ => {}
         }
-        match (class, priority) {
-            (Policy::Other, Some((n, kat))) => def.nice = nice(n, &kat)?,
-            (Policy::Other, None) => {}
-            (Policy::Rt(policy), p) => {
-                let priority = match p {
-                    Some((n, _)) if (1..=99).contains(&n) => n as u8,
-                    Some((n, kat)) => {
-                        return Err(kat.error(format!(
-                            "{n} is not an RT priority (1..=99 for SCHED_FIFO and SCHED_RR)"
-                        )))
-                    }
-                    // rt-app's DEFAULT_THREAD_PRIORITY for the RT classes.
-                    None => 10,
-                };
-                def.rt = Some(RtSpec { policy, priority });
+        let spec = sched_spec(class, priority)?;
+        (def.nice, def.rt) = (spec.nice, spec.rt);
+        // A phase's own policy or priority applies from its start; a
+        // priority alone keeps the policy then in force (set_thread_param).
+        let mut current = class;
+        for p in &mut def.phases {
+            if p.policy.is_none() && p.priority.is_none() {
+                continue;
             }
+            current = p.policy.unwrap_or(current);
+            p.sched = Some(sched_spec(current, p.priority.take())?);
         }
         if def.phases.is_empty() {
             // No phases: the task is one phase, which "loop" repeats (and
@@ -180,6 +179,9 @@ impl<'a> TaskDef<'a> {
                 at: at.clone(),
                 repeat,
                 cpus: None,
+                policy: None,
+                priority: None,
+                sched: None,
                 taskgroup: None,
                 events,
             });
@@ -228,6 +230,9 @@ impl<'a> PhaseDef<'a> {
             at: at.clone(),
             repeat: 1,
             cpus: None,
+            policy: None,
+            priority: None,
+            sched: None,
             taskgroup: None,
             events: Vec::new(),
         };
@@ -237,11 +242,8 @@ impl<'a> PhaseDef<'a> {
             match key(&k.key) {
                 Some(Key::Loop) => phase.repeat = int(v, &kat)?,
                 Some(Key::Cpus) => phase.cpus = Some(cpus(v, &kat)?),
-                Some(Key::Policy | Key::Priority) => {
-                    return Err(kat.error(
-                        "a phase's own policy or priority is not modelled (a task keeps its class and priority): give the task's",
-                    ))
-                }
+                Some(Key::Policy) => phase.policy = Some(policy(v, &kat)?),
+                Some(Key::Priority) => phase.priority = Some((int(v, &kat)?, kat)),
                 Some(Key::Taskgroup) => phase.taskgroup = taskgroup(v, &kat)?,
                 Some(Key::NoEffect(why)) => no_effects.push(no_effect(&kat, why)),
                 Some(Key::Runtime | Key::Deadline) => {
@@ -270,6 +272,34 @@ impl<'a> PhaseDef<'a> {
         }
         Ok(())
     }
+}
+
+/// A policy and priority as rt-app sets them: SCHED_OTHER's priority is
+/// its nice (default 0), the RT classes' 1..=99 (rt-app's
+/// DEFAULT_THREAD_PRIORITY, 10, when none is given).
+fn sched_spec(class: Policy, priority: Option<(i64, At)>) -> Result<SchedSpec> {
+    Ok(match (class, priority) {
+        (Policy::Other, Some((n, at))) => SchedSpec {
+            nice: nice(n, &at)?,
+            rt: None,
+        },
+        (Policy::Other, None) => SchedSpec::default(),
+        (Policy::Rt(policy), p) => {
+            let priority = match p {
+                Some((n, _)) if (1..=99).contains(&n) => n as u8,
+                Some((n, at)) => {
+                    return Err(at.error(format!(
+                        "{n} is not an RT priority (1..=99 for SCHED_FIFO and SCHED_RR)"
+                    )))
+                }
+                None => 10,
+            };
+            SchedSpec {
+                nice: 0,
+                rt: Some(RtSpec { policy, priority }),
+            }
+        }
+    })
 }
 
 fn nice(n: i64, at: &At) -> Result<i8> {
@@ -345,6 +375,9 @@ pub(super) fn assemble(def: &TaskDef, phases: Vec<Vec<Op>>) -> Vec<Op> {
     for (p, ops) in def.phases.iter().zip(phases) {
         if per_phase_cpus {
             body.push(Op::Affinity(p.cpus.clone().or_else(|| def.cpus.clone())));
+        }
+        if let Some(s) = p.sched {
+            body.push(Op::Scheduler(s));
         }
         match p.repeat {
             -1 => body.push(Op::Forever(ops)),
