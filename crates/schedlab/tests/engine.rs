@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::machine;
+use common::{machine, run_traced};
 use proptest::prelude::*;
 use schedlab::engine::{RunOutput, Sim, SimConfig};
 use schedlab::policy::{Era, PolicySpec};
@@ -17,17 +17,7 @@ fn run(
     seed: u64,
     duration_ns: Option<u64>,
 ) -> RunOutput {
-    run_with(topo, PolicySpec::era(era), workload_json, seed, duration_ns)
-}
-
-fn run_with(
-    topo: &Topology,
-    policy: PolicySpec,
-    workload_json: &str,
-    seed: u64,
-    duration_ns: Option<u64>,
-) -> RunOutput {
-    common::run_traced(topo, policy, workload_json, seed, duration_ns)
+    run_traced(topo, PolicySpec::era(era), workload_json, seed, duration_ns)
 }
 
 /// Two tasks, two pipes, one token: A writes p0 and reads p1, B the reverse.
@@ -62,7 +52,7 @@ fn one_cpu_ping_pong_round_trip_is_the_sum_of_its_costs() {
         serde_json::from_str(r#"{"era":"6.5","features":{"WAKEUP_PREEMPTION":false}}"#).unwrap();
     let loop_times = |costs: &HwCosts, policy: &PolicySpec| {
         let topo = machine(1, 1, 1, 1, costs.clone());
-        steady_loop_times(&run_with(
+        steady_loop_times(&run_traced(
             &topo,
             policy.clone(),
             &ping_pong(200, ("0", "0")),
@@ -119,7 +109,7 @@ fn wakeup_latency_is_the_wakers_remaining_work_plus_the_switch() {
     let no_preemption: PolicySpec =
         serde_json::from_str(r#"{"era":"6.5","features":{"WAKEUP_PREEMPTION":false}}"#).unwrap();
     let topo = machine(1, 1, 1, 1, costs.clone());
-    let out = run_with(&topo, no_preemption, &ping_pong(200, ("0", "0")), 1, None);
+    let out = run_traced(&topo, no_preemption, &ping_pong(200, ("0", "0")), 1, None);
     // On one CPU the woken side waits for the waker to pay the wakeup, enter
     // its blocking read, and switch to it.
     let expected = costs.wakeup_ns + costs.syscall_ns + costs.context_switch_ns;
@@ -198,7 +188,7 @@ fn a_wakeup_that_preempts_is_counted_by_whose_cpu_it_preempted() {
     // Without WAKEUP_PREEMPTION the wakee waits for the tick: nothing counted.
     let mut policy = PolicySpec::era(Era::V4_15);
     policy.features.insert("WAKEUP_PREEMPTION".into(), false);
-    let off = run_with(&topo, policy, &workload("0"), 1, None);
+    let off = run_traced(&topo, policy, &workload("0"), 1, None);
     assert_eq!(count(&off, "sched.wakeup_preempt.waker_cpu"), 0);
 }
 
