@@ -17,7 +17,7 @@ use crate::sched::rt_rq::RtParams;
 use crate::sched::wakeup::{self, WakeKind};
 use crate::sched::{note_nr_running, TaskSched};
 use crate::seed::splitmix64;
-use crate::workload::program::{Insn, RtPolicy, Time};
+use crate::workload::program::{Insn, Time};
 use rand_core::RngCore;
 use rand_pcg::Pcg32;
 
@@ -87,9 +87,7 @@ impl Sim {
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
-                rt: t
-                    .rt
-                    .map(|r| RtParams::new(r.priority, r.policy == RtPolicy::Rr)),
+                rt: t.rt.map(RtParams::from),
                 ..TaskSched::default()
             },
             acks_owed: Vec::new(),

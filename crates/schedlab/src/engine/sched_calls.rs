@@ -7,7 +7,7 @@ use crate::counters::{Cause, Counter, Reason};
 use crate::cpuset::CpuSet;
 use crate::sched::cfs::weight_of_nice;
 use crate::sched::rt_rq::RtParams;
-use crate::workload::program::{RtPolicy, RtSpec, SchedSpec};
+use crate::workload::program::{RtSpec, SchedSpec};
 
 impl Sim {
     /// The CPUs `cpusets[i]` of the workload names (None: every CPU).
@@ -87,10 +87,7 @@ impl Sim {
         let t = &self.tasks[task];
         SchedSpec {
             nice: t.nice,
-            rt: t.sched.rt.map(|r| RtSpec {
-                policy: if r.rr { RtPolicy::Rr } else { RtPolicy::Fifo },
-                priority: 99 - r.prio,
-            }),
+            rt: t.sched.rt.map(RtSpec::from),
         }
     }
 
@@ -101,8 +98,7 @@ impl Sim {
     /// kernel reschedules a running task whose priority changed.
     pub(super) fn set_scheduler(&mut self, cpu: usize, task: usize, s: SchedSpec) {
         let old = self.tasks[task].sched.rt;
-        let new =
-            s.rt.map(|r| RtParams::new(r.priority, r.policy == RtPolicy::Rr));
+        let new = s.rt.map(RtParams::from);
         self.tasks[task].nice = s.nice;
         let weight = weight_of_nice(s.nice);
         self.touch_rq(cpu);
@@ -139,11 +135,11 @@ impl Sim {
                 q.exec_start_ns = self.now;
                 self.tasks[task].state = TaskState::Running(cpu);
             }
-            (Some(o), None) => {
-                // switched_from_rt, then attached to the fair queue as it
-                // would be on a wakeup (attach_task_cfs_rq, place_entity).
-                self.account_rt(cpu);
-                self.cpus[cpu].rt.dequeue(task);
+            (Some(_), None) => {
+                // switched_from_rt (a pull if the CPU's RT priority
+                // dropped), then attached to the fair queue as it would be
+                // on a wakeup (attach_task_cfs_rq, place_entity).
+                self.dequeue_rt_curr(cpu, task);
                 self.tasks[task].sched.rt = None;
                 let e = &mut self.ents[task];
                 e.weight = weight;
@@ -153,9 +149,6 @@ impl Sim {
                 rq.place(task, &mut self.ents, false, &self.policy);
                 rq.enqueue(task, &mut self.ents);
                 rq.set_curr(task, &mut self.ents, self.now);
-                if self.cpus[cpu].rt.highest_prio() > o.prio {
-                    crate::sched::rt::pull_rt_task(self, cpu);
-                }
             }
         }
         self.note_idle(cpu);

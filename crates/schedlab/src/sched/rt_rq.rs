@@ -5,6 +5,8 @@
 //! Priorities are the kernel's: 0 is the highest, an rt_priority of r is
 //! 99 - r.
 
+use crate::workload::program::{RtPolicy, RtSpec};
+
 /// One priority level past the lowest RT priority (MAX_RT_PRIO).
 pub const MAX_RT_PRIO: u8 = 100;
 /// SCHED_RR's time slice (RR_TIMESLICE: 100 ms).
@@ -28,6 +30,22 @@ impl RtParams {
         RtParams {
             prio: 99 - rt_priority,
             rr,
+        }
+    }
+}
+
+/// The task language's RT class as the scheduler's parameters, and back.
+impl From<RtSpec> for RtParams {
+    fn from(s: RtSpec) -> Self {
+        RtParams::new(s.priority, s.policy == RtPolicy::Rr)
+    }
+}
+
+impl From<RtParams> for RtSpec {
+    fn from(r: RtParams) -> Self {
+        RtSpec {
+            policy: if r.rr { RtPolicy::Rr } else { RtPolicy::Fifo },
+            priority: 99 - r.prio,
         }
     }
 }
