@@ -72,6 +72,12 @@ enum Command {
     Validate(cmd::validate::Args),
     /// Every published number of the seed commits beside the simulated one.
     Fidelity(cmd::fidelity::Args),
+    /// Why each placement and balance of a run went where it did: the
+    /// kernel functions the era went through, with the values compared.
+    Why(cmd::why::Args),
+    /// The first decision at which two variants part, and when each
+    /// counter first differs.
+    Diverge(cmd::why::DivergeArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,5 +111,7 @@ fn dispatch(cli: Cli) -> Result<String, failure::Failure> {
         Command::Calibrate(args) => cmd::calibrate::command(args),
         Command::Validate(args) => cmd::validate::command(args),
         Command::Fidelity(args) => cmd::fidelity::command(args),
+        Command::Why(args) => cmd::why::command(args),
+        Command::Diverge(args) => cmd::why::diverge(args),
     }
 }

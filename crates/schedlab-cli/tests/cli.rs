@@ -637,3 +637,90 @@ fn trace_stats_import_and_check_read_a_recorded_trace() {
     let err = fails_with(8, &["trace", "stats", bad.to_str().unwrap()]);
     assert!(err.contains("line 1") && err.contains("\"z\""), "{err}");
 }
+
+#[test]
+fn why_prints_each_decision_as_a_tree_and_json_for_tools() {
+    let args = [
+        "why",
+        "retune-pipe-test",
+        "--variant",
+        "2.6.28",
+        "--kind",
+        "wakeup",
+        "--from",
+        "0.06ms",
+        "--to",
+        "0.07ms",
+    ];
+    let out = schedlab().args(args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("wakeup of parent (#0) from CPU 1  -> CPU 1 (wake_affine)"),
+        "{text}"
+    );
+    assert!(text.contains("\n    this_sd (lowest domain"), "{text}");
+    assert!(text.contains("        NODE: SD_WAKE_AFFINE set"), "{text}");
+    let out = schedlab().args(args).arg("--json").output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &json["decisions"][0];
+    assert_eq!(first["kind"], "wakeup");
+    assert_eq!(first["steps"][0]["func"], "select_task_rq_fair");
+    assert_eq!(first["outcome"]["cpu"], 1);
+    // The limit stops the run and says so.
+    let out = schedlab()
+        .args(["why", "retune-pipe-test", "--limit", "2", "--to", "1s"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("2 decisions of variant 2.6.27"), "{text}");
+    assert!(
+        text.contains("The limit of 2 records was reached"),
+        "{text}"
+    );
+}
+
+#[test]
+fn diverge_reports_where_the_variants_part() {
+    let out = schedlab()
+        .args(["diverge", "retune-pipe-test", "--kind", "wakeup"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("A and B part at 0.064670 ms"), "{text}");
+    assert!(
+        text.contains(
+            "traces back to the policy difference NODE SD_WAKE_AFFINE: off in A, on in B"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn why_and_diverge_refuse_bad_arguments_in_words() {
+    let err = fails(&["why", "retune-pipe-test", "--variant", "C"]);
+    assert!(
+        err.contains("no variant C: the experiment's variants are A (2.6.27), B (2.6.28)"),
+        "{err}"
+    );
+    let err = fails(&["why", "retune-pipe-test", "--from", "10"]);
+    assert!(
+        err.contains("--from: \"10\" needs a unit: ns, us, ms or s"),
+        "{err}"
+    );
+    let err = fails(&["why", "retune-pipe-test", "--from", "2ms", "--to", "1ms"]);
+    assert!(err.contains("must be after --from"), "{err}");
+    let err = fails(&["why", "retune-pipe-test", "--task", "nobody"]);
+    assert!(err.contains("--task nobody: no task of this run"), "{err}");
+    assert!(err.contains("parent, child"), "{err}");
+    let err = fails(&["why", "retune-pipe-test", "--limit", "0"]);
+    assert!(err.contains("--limit must be from 1 to 100000"), "{err}");
+    let err = fails(&["diverge", "retune-pipe-test", "--a", "B", "--b", "2"]);
+    assert!(err.contains("name the same variant"), "{err}");
+    let err = fails(&["diverge", "retune-pipe-test", "--x", "2"]);
+    assert!(
+        err.contains("--x 2: the experiment has 1 sweep value(s)"),
+        "{err}"
+    );
+}

@@ -21,6 +21,7 @@ fn config(machine: &str, era: Era, workload: &str, duration_ns: u64) -> SimConfi
         trace: None,
         measure_from_ns: 0,
         check_invariants: false,
+        why: None,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::error::Concern;
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::policy::{PolicyChanges, PolicySpec};
+use crate::sched::why::WhyFilter;
 use crate::topology::{self, MachineSpec, Topology};
 use crate::workload::bench::{Benchmark, Metric};
 use serde::{Deserialize, Serialize};
@@ -437,50 +438,93 @@ pub struct Progress {
 /// Simulated time between progress reports and cancellation checks.
 pub const CHUNK_NS: u64 = 10_000_000;
 
+/// A point's simulation run chunk by chunk ([`CHUNK_NS`] of simulated
+/// time each), the timeline's steps applied between chunks.
+pub(crate) struct PointRun<'a> {
+    point: &'a Point,
+    pub(crate) sim: Sim,
+    next_step: usize,
+    until: u64,
+    start_ns: u64,
+    duration_ns: Option<u64>,
+}
+
+impl<'a> PointRun<'a> {
+    /// The point's simulation at its start; `why` keeps decision records.
+    pub(crate) fn new(point: &'a Point, why: Option<WhyFilter>) -> Result<PointRun<'a>> {
+        let built = point.workload.build()?;
+        let base = SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?;
+        let cfg = SimConfig {
+            seed: point.seed,
+            start_ns: crate::seed::start_phase(point.seed, base.policy.tunables.tick_ns()),
+            duration_ns: built.duration_ns,
+            measure_from_ns: built.measure_from_ns,
+            trace: point.traced.then_some(TraceWindow {
+                start_ns: built.measure_from_ns + TRACE_OFFSET_NS,
+                end_ns: built.measure_from_ns + TRACE_OFFSET_NS + TRACE_LEN_NS,
+                max_events: TRACE_MAX_EVENTS,
+                from_first_wakeup: true,
+            }),
+            why,
+            ..base
+        };
+        Ok(PointRun {
+            point,
+            sim: Sim::new(&cfg)?,
+            next_step: 0,
+            until: 0,
+            start_ns: cfg.start_ns,
+            duration_ns: built.duration_ns,
+        })
+    }
+
+    /// Runs the next chunk; whether the run is over.
+    pub(crate) fn chunk(&mut self) -> Result<bool> {
+        self.until += CHUNK_NS;
+        let done = self.sim.run_until(self.until)?;
+        let n = self.point.topology.ncpus();
+        while let Some((mark, count, policy)) = self.point.timeline.get(self.next_step) {
+            if self.sim.mark_count(mark) < *count {
+                break;
+            }
+            self.sim.set_policy(policy.resolve(n)?)?;
+            self.next_step += 1;
+        }
+        Ok(done)
+    }
+
+    /// Simulated time of the workload's own, as its duration counts.
+    pub(crate) fn progress(&self) -> Progress {
+        Progress {
+            now_ns: self.elapsed_ns(),
+            end_ns: self.duration_ns,
+        }
+    }
+
+    /// Simulated time since the workload started.
+    pub(crate) fn elapsed_ns(&self) -> u64 {
+        self.sim.now().saturating_sub(self.start_ns)
+    }
+
+    /// When the workload started, in the simulation's own time.
+    pub(crate) fn start_ns(&self) -> u64 {
+        self.start_ns
+    }
+}
+
 /// Runs `point` in chunks of simulated time until it ends or `progress`
 /// returns false; the simulation and whether it ended.
 pub(crate) fn simulate(
     point: &Point,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<(Sim, bool)> {
-    let built = point.workload.build()?;
-    let n = point.topology.ncpus();
-    let base = SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?;
-    let cfg = SimConfig {
-        seed: point.seed,
-        start_ns: crate::seed::start_phase(point.seed, base.policy.tunables.tick_ns()),
-        duration_ns: built.duration_ns,
-        measure_from_ns: built.measure_from_ns,
-        trace: point.traced.then_some(TraceWindow {
-            start_ns: built.measure_from_ns + TRACE_OFFSET_NS,
-            end_ns: built.measure_from_ns + TRACE_OFFSET_NS + TRACE_LEN_NS,
-            max_events: TRACE_MAX_EVENTS,
-            from_first_wakeup: true,
-        }),
-        ..base
-    };
-    let mut sim = Sim::new(&cfg)?;
-    let mut next_step = 0;
-    let mut until = 0;
+    let mut run = PointRun::new(point, None)?;
     loop {
-        until += CHUNK_NS;
-        let done = sim.run_until(until)?;
-        while let Some((mark, count, policy)) = point.timeline.get(next_step) {
-            if sim.mark_count(mark) < *count {
-                break;
-            }
-            sim.set_policy(policy.resolve(n)?)?;
-            next_step += 1;
+        if run.chunk()? {
+            return Ok((run.sim, true));
         }
-        if done {
-            return Ok((sim, true));
-        }
-        if !progress(Progress {
-            // Simulated time of the workload's own, as its duration counts.
-            now_ns: sim.now().saturating_sub(cfg.start_ns),
-            end_ns: built.duration_ns,
-        }) {
-            return Ok((sim, false));
+        if !progress(run.progress()) {
+            return Ok((run.sim, false));
         }
     }
 }

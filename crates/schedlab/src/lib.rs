@@ -25,6 +25,7 @@ pub mod codec;
 pub mod cost;
 pub mod counters;
 pub mod cpuset;
+pub mod decisions;
 pub mod domains;
 pub mod engine;
 pub mod error;
@@ -44,6 +45,7 @@ pub mod seed;
 pub mod sorted_map;
 pub mod topology;
 pub mod trace_export;
+pub mod why_report;
 pub mod workload;
 
 pub use error::{Error, Result};

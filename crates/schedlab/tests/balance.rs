@@ -236,6 +236,7 @@ fn newidle_balance_follows_its_flag_on_the_node_level() {
             trace: None,
             measure_from_ns: 0,
             check_invariants: false,
+            why: None,
         };
         Sim::new(&cfg).unwrap().run().unwrap().counters
     };
@@ -276,6 +277,7 @@ fn newidle_balancing_is_paid_by_the_cpu_about_to_idle() {
             trace: None,
             measure_from_ns: 0,
             check_invariants: true,
+            why: None,
         };
         let out = Sim::new(&cfg).unwrap().run().unwrap();
         let newidle_ns: u64 = out.cpu_time.iter().map(|t| t.newidle_balance_ns).sum();

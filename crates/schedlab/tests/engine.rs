@@ -211,6 +211,7 @@ fn measured_cpu_time_covers_exactly_the_time_after_the_warm_up() {
         trace: None,
         measure_from_ns,
         check_invariants: true,
+        why: None,
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();
     assert_eq!(out.measure_from_ns, start_ns + measure_from_ns);

@@ -20,8 +20,8 @@ fn layer_of(module: &str) -> usize {
         "sched" => 1,
         "engine" | "cost" => 2,
         "workload::bench" | "workload::rtapp" | "recording" => 3,
-        "experiment" | "presets" | "estimate" | "bench" => 4,
-        "codec" | "report" | "explain" | "trace_export" | "fidelity" => 5,
+        "experiment" | "presets" | "estimate" | "bench" | "decisions" => 4,
+        "codec" | "report" | "explain" | "trace_export" | "fidelity" | "why_report" => 5,
         other => {
             panic!("module {other} has no layer: add it to tests/layers.rs and ARCHITECTURE.md")
         }

@@ -36,6 +36,7 @@ fn run(topo: &Topology, workload_json: &str) -> RunOutput {
         }),
         measure_from_ns: 0,
         check_invariants: true,
+        why: None,
     };
     Sim::new(&cfg).unwrap().run().unwrap()
 }

@@ -113,6 +113,7 @@ fn the_trace_window_records_placement_branches() {
         trace: Some(window),
         measure_from_ns: 0,
         check_invariants: false,
+        why: None,
     };
     let out = Sim::new(&cfg).unwrap().run().unwrap();
     use schedlab::engine::stats::TraceEvent;

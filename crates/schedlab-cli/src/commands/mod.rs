@@ -16,6 +16,7 @@ pub mod run;
 pub mod show;
 pub mod trace;
 pub mod validate;
+pub mod why;
 
 /// How `domains` and `validate` print.
 #[derive(Clone, Copy, clap::ValueEnum)]

@@ -158,8 +158,8 @@ impl Sim {
             TickAction::None => {}
         }
         if action != TickAction::StopOwnTick {
-            balance_ns = crate::sched::balance::rebalance_domains(self, cpu);
-            balance_ns += nohz::owner_tick_balance(self, cpu);
+            balance_ns = self.sched_rebalance_domains(cpu);
+            balance_ns += self.sched_owner_tick_balance(cpu);
         }
         self.charge_softirq(cpu, balance_ns);
         let running = self.cpus[cpu].state == CpuState::Running;
@@ -226,7 +226,7 @@ impl Sim {
             }
             return;
         }
-        let ns = nohz::idle_balance_others(self, cpu);
+        let ns = self.sched_idle_balance_others(cpu);
         self.charge_softirq(cpu, ns);
     }
 }

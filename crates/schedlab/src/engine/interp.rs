@@ -52,6 +52,9 @@ impl Sim {
         let weight = weight_of_nice(t.nice);
         let parent_cpu = parent.map_or(0, |p| self.tasks[p].cpu);
         self.tasks_alive += 1;
+        if let Some(why) = &self.why {
+            why.borrow_mut().task_started(id, &t.name);
+        }
         self.affinity.push(affinity);
         self.tasks.push(Task {
             name: t.name.clone(),
@@ -112,7 +115,7 @@ impl Sim {
                 let (cpu, reason) = crate::sched::rt::select_task_rq_rt(self, id, parent_cpu);
                 wakeup::Placement::new(cpu, reason)
             }
-            None => wakeup::select_task_rq(self, id, parent_cpu, parent_cpu, false, WakeKind::Fork),
+            None => self.sched_select_task_rq(id, parent_cpu, parent_cpu, false, WakeKind::Fork),
         };
         let (cpu, reason) = (placed.cpu, placed.reason);
         self.tasks[id].cpu = cpu;

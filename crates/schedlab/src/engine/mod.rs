@@ -39,6 +39,7 @@ use crate::error::{Error, Result};
 use crate::limits;
 use crate::policy::{KernelPolicy, PolicySpec};
 use crate::sched::cfs::Entity;
+use crate::sched::why::{Decision, Trail, TrailCell, WhyFilter};
 use crate::sched::SchedState;
 use crate::topology::Topology;
 use crate::workload::program::{Workload, WorkloadSpec};
@@ -65,6 +66,9 @@ pub struct SimConfig {
     /// Stop here even if tasks are still running (None: when all have exited).
     pub duration_ns: Option<u64>,
     pub trace: Option<TraceWindow>,
+    /// Keep decision records (`sched::why`); its window counts from the
+    /// workload's start, as the trace's does.
+    pub why: Option<WhyFilter>,
     /// Marks and channel traffic before this time are warm-up, not counted.
     pub measure_from_ns: u64,
     /// Check the model's invariants after every event (slow; for tests).
@@ -89,6 +93,7 @@ impl SimConfig {
             start_ns: 0,
             duration_ns: None,
             trace: None,
+            why: None,
             measure_from_ns: 0,
             check_invariants: false,
         })
@@ -158,6 +163,8 @@ pub struct Sim {
     counters: Counters,
     marks: Vec<MarkStats>,
     trace: stats::TraceRecorder,
+    /// Decision records, when asked for (boxed: most runs keep none).
+    pub(crate) why: Option<Box<TrailCell>>,
     events: u64,
     seed: u64,
     end_ns: u64,
@@ -235,6 +242,13 @@ impl Sim {
                 end_ns: cfg.start_ns + w.end_ns,
                 ..w
             })),
+            why: cfg.why.clone().map(|f| {
+                Box::new(TrailCell::new(Trail::new(WhyFilter {
+                    from_ns: cfg.start_ns.saturating_add(f.from_ns),
+                    to_ns: cfg.start_ns.saturating_add(f.to_ns),
+                    ..f
+                })))
+            }),
             events: 0,
             seed: cfg.seed,
             end_ns,
@@ -303,6 +317,25 @@ impl Sim {
     /// Counters so far.
     pub fn counters(&self) -> BTreeMap<String, u64> {
         self.counters.to_map()
+    }
+
+    /// The decision records kept since the last call (none unless the
+    /// configuration asked for them), and how many the limit turned away.
+    pub fn take_decisions(&mut self) -> (Vec<Decision>, u64) {
+        self.why.as_ref().map_or((Vec::new(), 0), |w| {
+            let mut trail = w.borrow_mut();
+            (trail.take(), trail.over_limit)
+        })
+    }
+
+    /// Keeps no more decision records.
+    pub fn stop_decisions(&mut self) {
+        self.why = None;
+    }
+
+    /// Each task's name, by id.
+    pub fn task_names(&self) -> Vec<String> {
+        self.tasks.iter().map(|t| t.name.clone()).collect()
     }
 
     /// Replaces the kernel policy from now on (a flag flipped on a running box).

@@ -53,7 +53,7 @@ impl Sim {
         let mut next = self.pick_next(cpu);
         let mut balance_ns = 0;
         if next.is_none() {
-            let newidle = crate::sched::balance::newidle_balance(self, cpu);
+            let newidle = self.sched_newidle_balance(cpu);
             balance_ns = newidle.cost_ns;
             if newidle.pulled {
                 next = self.pick_next(cpu);

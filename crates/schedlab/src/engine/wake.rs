@@ -240,7 +240,7 @@ impl Sim {
             let (cpu, reason) = crate::sched::rt::select_task_rq_rt(self, task, this);
             wakeup::Placement::new(cpu, reason)
         } else {
-            wakeup::select_task_rq(self, task, prev, this, sync, WakeKind::Wakeup)
+            self.sched_select_task_rq(task, prev, this, sync, WakeKind::Wakeup)
         };
         let (target, reason) = (placed.cpu, placed.reason);
         self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;

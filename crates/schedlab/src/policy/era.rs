@@ -364,6 +364,9 @@ pub struct EraRules {
     pub sd_busy_factor: u32,
     pub sd_imbalance_pct: u32,
     pub newidle_gate: NewidleGate,
+    /// What the era calls its balancing functions (decision records name
+    /// them so).
+    pub fn_names: &'static FnNames,
     /// detach_tasks() stops after one task in a new-idle balance: under
     /// CONFIG_PREEMPT in 4.15, CONFIG_PREEMPTION in 6.5. The eras model the
     /// distributions' kernels: 2.6.2x has no such stop, Ubuntu 18.04's 4.15
@@ -491,6 +494,7 @@ const V2_6_27: EraRules = EraRules {
     sd_busy_factor: 0,
     sd_imbalance_pct: 0,
     newidle_gate: NewidleGate::Ungated,
+    fn_names: &CLASSIC_NAMES,
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::Next,
@@ -550,6 +554,7 @@ const V4_15: EraRules = EraRules {
     sd_busy_factor: 32,
     sd_imbalance_pct: 125,
     newidle_gate: NewidleGate::MigrationCostOrOverload,
+    fn_names: &CLASSIC_NAMES,
     newidle_pulls_one: false,
     smt_never_hot: false,
     cache_hot_buddy: CacheHotBuddy::NextOrLastToBusy,
@@ -598,6 +603,7 @@ const V6_5: EraRules = EraRules {
     sd_busy_factor: 16,
     sd_imbalance_pct: 117,
     newidle_gate: NewidleGate::NewidleCostOrOverload,
+    fn_names: &V6_5_NAMES,
     newidle_pulls_one: true,
     smt_never_hot: true,
     idlest_group: IdlestGroup::Classified,
@@ -608,6 +614,43 @@ const V6_5: EraRules = EraRules {
     nohz_balancer: NohzBalancer::KickFromNext,
     pipe_writer_wake: PipeWriterWake::ReadOfFullPipe,
     ..V4_15
+};
+
+/// The names an era's kernel gives its balancing functions.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FnNames {
+    pub newidle: &'static str,
+    pub load_balance: &'static str,
+    pub find_busiest_group: &'static str,
+    pub find_busiest_queue: &'static str,
+    pub find_idlest_group: &'static str,
+    pub find_idlest_cpu: &'static str,
+}
+
+/// 2.6.2x and 4.15.
+const CLASSIC_NAMES: FnNames = FnNames {
+    newidle: "idle_balance",
+    load_balance: "load_balance",
+    find_busiest_group: "find_busiest_group",
+    find_busiest_queue: "find_busiest_queue",
+    find_idlest_group: "find_idlest_group",
+    find_idlest_cpu: "find_idlest_cpu",
+};
+
+/// 5.x to 6.9: idle_balance became newidle_balance (5.7).
+const V6_5_NAMES: FnNames = FnNames {
+    newidle: "newidle_balance",
+    ..CLASSIC_NAMES
+};
+
+/// 6.10 renamed the balancer's functions sched_balance_*.
+const V6_10_NAMES: FnNames = FnNames {
+    newidle: "sched_balance_newidle",
+    load_balance: "sched_balance_rq",
+    find_busiest_group: "sched_balance_find_src_group",
+    find_busiest_queue: "sched_balance_find_src_rq",
+    find_idlest_group: "sched_balance_find_dst_group",
+    find_idlest_cpu: "sched_balance_find_dst_cpu",
 };
 
 /// v6.12 against v6.5, as read in both trees (docs/kernel-review.md, "6.12"):
@@ -623,6 +666,7 @@ const V6_12: EraRules = EraRules {
     util_est: UtilEstRule::Ewma,
     detach_skip: DetachSkip::RelaxedLoadAndUtil,
     yield_task: YieldTask::PushDeadline,
+    fn_names: &V6_10_NAMES,
     ..V6_5
 };
 
@@ -691,7 +735,8 @@ mod tests {
         // is the next one only, should_we_balance prefers an idle core, and
         // find_busiest_group has group_smt_balance and sibling_imbalance;
         // util_est keeps its average alone (6.7); detach_tasks relaxes the
-        // util check by balance failures as it does load's (6.8).
+        // util check by balance failures as it does load's (6.8); the
+        // balancer's functions are renamed sched_balance_* (6.10).
         let v612 = Era::V6_12.rules().clone();
         assert_eq!(
             &EraRules {
@@ -703,6 +748,7 @@ mod tests {
                 util_est: UtilEstRule::LastAndEwma,
                 detach_skip: DetachSkip::RelaxedLoad,
                 yield_task: YieldTask::SkipBuddy,
+                fn_names: &V6_5_NAMES,
                 ..v612
             },
             Era::V6_5.rules()

@@ -151,6 +151,15 @@ impl Feature {
         table(era).iter().map(|&(_, n, on)| (n, on)).collect()
     }
 
+    /// The feature's name in `era`; one the era lacks by its name in the
+    /// first era that has it.
+    pub fn name_in(self, era: Era) -> &'static str {
+        [era, Era::V2_6_27, Era::V4_15, Era::V6_5, Era::V6_12]
+            .into_iter()
+            .find_map(|e| table(e).iter().find(|(f, _, _)| *f == self))
+            .map_or("?", |(_, n, _)| *n)
+    }
+
     pub fn parse(era: Era, name: &str) -> Result<Feature> {
         let bare = name.strip_prefix("NO_").unwrap_or(name);
         table(era)

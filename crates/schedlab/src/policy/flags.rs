@@ -126,6 +126,15 @@ impl SdFlag {
             })
     }
 
+    /// The flag's name in `era` (without "SD_"); a flag the era lacks by
+    /// its name in the first era that has it.
+    pub fn name_in(self, era: Era) -> &'static str {
+        [era, Era::V2_6_27, Era::V4_15, Era::V6_12]
+            .into_iter()
+            .find_map(|e| table(e).iter().find(|(f, _, _)| *f == self))
+            .map_or("?", |(_, n, _)| *n)
+    }
+
     /// The era's flag names in the kernel's bit order.
     pub fn names_of(era: Era) -> Vec<&'static str> {
         table(era).iter().map(|(_, n, _)| *n).collect()

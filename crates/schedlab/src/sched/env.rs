@@ -11,6 +11,7 @@ use crate::sched::cfs::{CfsRq, Entity};
 use crate::sched::load::CpuLoad;
 use crate::sched::rt_rq::RtRq;
 use crate::sched::state::{IdleState, SchedState, TaskSched};
+use crate::sched::why::record::TrailCell;
 use crate::topology::{CpuDistance, Topology};
 
 /// What one load_balance did, for pricing its time (`SchedEnv::balance_ns`):
@@ -99,6 +100,11 @@ pub trait SchedEnv {
     fn list_move_head(&mut self, cpu: usize, task: usize);
     /// The stopper on `from` pushes its running task to `to`; whether one moved.
     fn active_balance(&mut self, from: usize, to: usize) -> bool;
+    /// The decision recorder, when the run keeps decision records
+    /// (`sched::why`); None, the default, records nothing.
+    fn why(&self) -> Option<&TrailCell> {
+        None
+    }
 }
 
 /// task_hot()'s clock test: the task ran within migration_cost, so its

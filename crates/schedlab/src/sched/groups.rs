@@ -23,6 +23,19 @@ pub(crate) enum GroupType {
     Overloaded,
 }
 
+impl GroupType {
+    /// The kernel's name (enum group_type, v6.5).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            GroupType::HasSpare => "group_has_spare",
+            GroupType::FullyBusy => "group_fully_busy",
+            GroupType::SmtBalance => "group_smt_balance",
+            GroupType::Imbalanced => "group_imbalanced",
+            GroupType::Overloaded => "group_overloaded",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct GroupStats {
     pub kind: GroupType,

@@ -12,6 +12,7 @@
 //! - [`balance`]: periodic, new-idle and active balancing (the shared
 //!   steps; find_busiest_group in v2_6, v4_15, v6); [`nohz`]: balancing
 //!   for tickless idle CPUs.
+//! - [`why`]: decision records, kept when a run asks for them.
 //! - [`rt_rq`]: the RT class's queues; [`rt`]: where RT tasks go
 //!   (select_task_rq_rt, find_lowest_rq, push and pull).
 //!
@@ -39,6 +40,7 @@ pub mod rt_rq;
 pub mod state;
 pub(crate) mod util;
 pub mod wakeup;
+pub mod why;
 
 #[cfg(test)]
 pub(crate) mod testenv;

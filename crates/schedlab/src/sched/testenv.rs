@@ -7,6 +7,7 @@ use super::cfs::{weight_of_nice, CfsRq, Entity};
 use super::env::LbWork;
 use super::load::CpuLoad;
 use super::rt_rq::{RtParams, RtRq};
+use super::why::{Trail, TrailCell, WhyFilter};
 use super::{IdleState, SchedEnv, SchedState, TaskSched};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
@@ -39,6 +40,8 @@ pub(crate) struct TestEnv {
     pub pushed: Vec<(usize, usize)>,
     /// ns per CPU scanned (the machine preset's).
     pub scan_ns_per_cpu: u64,
+    /// Decision records, when a test asks for them (`record_decisions`).
+    pub why: Option<TrailCell>,
 }
 
 impl TestEnv {
@@ -78,6 +81,7 @@ impl TestEnv {
             affinity: Vec::new(),
             tasks: Vec::new(),
             counted: Vec::new(),
+            why: None,
             migrated: Vec::new(),
             pushed: Vec::new(),
             scan_ns_per_cpu: spec.costs.scan_ns_per_cpu,
@@ -258,6 +262,23 @@ impl SchedEnv for TestEnv {
     fn active_balance(&mut self, from: usize, to: usize) -> bool {
         self.pushed.push((from, to));
         true
+    }
+    fn why(&self) -> Option<&TrailCell> {
+        self.why.as_ref()
+    }
+}
+
+impl TestEnv {
+    /// Keeps a record of every decision from now on.
+    pub fn record_decisions(&mut self) {
+        self.why = Some(TrailCell::new(Trail::new(WhyFilter::default())));
+    }
+
+    /// The records kept so far.
+    pub fn decisions(&self) -> Vec<super::why::Decision> {
+        self.why
+            .as_ref()
+            .map_or_else(Vec::new, |w| w.borrow_mut().take())
     }
 }
 

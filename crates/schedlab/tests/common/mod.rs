@@ -53,6 +53,7 @@ pub fn run_traced(
         }),
         measure_from_ns: 0,
         check_invariants: true,
+        why: None,
     };
     Sim::new(&cfg).unwrap().run().unwrap()
 }

@@ -9,6 +9,17 @@ pub(super) enum Migrate {
     Task,
 }
 
+impl Migrate {
+    /// The kernel's name (6.5's enum migration_type).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Migrate::Load => "migrate_load",
+            Migrate::Util => "migrate_util",
+            Migrate::Task => "migrate_task",
+        }
+    }
+}
+
 /// The outcome of find_busiest_group: which group, how much to move.
 pub(super) struct Imbalance {
     pub group: usize,

@@ -24,6 +24,7 @@ use crate::sched::env::{ran_recently, LbWork, SchedEnv};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index::instant_load;
 use crate::sched::util::{cpu_util, task_util_est};
+use crate::sched::why::{self, Op};
 use imbalance::{Imbalance, Migrate};
 
 /// The periodic balance of `cpu` at a tick: each level whose interval has
@@ -170,9 +171,18 @@ fn should_we_balance(env: &impl SchedEnv, cpu: usize, level: usize) -> bool {
 /// v4.15; newidle_balance and update_newidle_cost, v6.5). Returns whether a
 /// task was pulled and what the walk cost.
 pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBalance {
-    let gate = env.policy().era.rules().newidle_gate;
+    let era = env.policy().era;
+    let gate = era.rules().newidle_gate;
     let avg_idle = env.avg_idle_ns(cpu);
     let overload = env.state().overload;
+    why::begin_newidle(env, cpu);
+    why::note(env, |t| {
+        t.step(0, era.rules().fn_names.newidle);
+        if gate != NewidleGate::Ungated {
+            t.value("avg_idle (ns)", avg_idle as i64);
+            t.value("root domain overloaded", overload as i64);
+        }
+    });
     let skip = match gate {
         NewidleGate::Ungated => false,
         NewidleGate::MigrationCostOrOverload => {
@@ -186,6 +196,10 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
         }
     };
     if skip {
+        why::note(env, |t| {
+            t.note("skipped: not overloaded, or idle too short to pay")
+        });
+        why::finish_balance(env, None);
         env.count(Counter::NewIdleSkipped);
         return NewidleBalance::default();
     }
@@ -201,11 +215,26 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
             (d.has(SdFlag::BalanceNewidle), d.has(SdFlag::LoadBalance));
         let smt_with_busy_sibling =
             d.has(SdFlag::ShareCpuCapacity) && d.span.iter().any(|c| env.rq(c).nr_running > 0);
+        why::note(env, |t| {
+            t.sd(era, d.level, SdFlag::BalanceNewidle, newidle);
+        });
         if needs_load_balance_flag(env.policy().era) && !load_balance_flag {
             continue;
         }
-        if gate.gated() && avg_idle < curr_cost + env.state().lb[cpu][level].max_newidle_lb_cost_ns
-        {
+        let level_cost = env.state().lb[cpu][level].max_newidle_lb_cost_ns;
+        if gate.gated() {
+            why::note(env, |t| {
+                t.cmp(
+                    ("avg_idle", avg_idle as i64),
+                    Op::Lt,
+                    (
+                        "curr_cost + sd->max_newidle_lb_cost",
+                        (curr_cost + level_cost) as i64,
+                    ),
+                );
+            });
+        }
+        if gate.gated() && avg_idle < curr_cost + level_cost {
             break;
         }
         if !newidle {
@@ -232,6 +261,7 @@ pub(crate) fn newidle_balance(env: &mut impl SchedEnv, cpu: usize) -> NewidleBal
             break;
         }
     }
+    why::finish_balance(env, None);
     if gate.gated() {
         let max = &mut env.state_mut().max_idle_balance_cost_ns[cpu];
         *max = (*max).max(curr_cost);
@@ -296,7 +326,23 @@ fn load_balance(
     );
     let smt = d.has(SdFlag::ShareCpuCapacity);
     update_idle_cpu_scan(env, this, level, idle);
-    let Some(imb) = find_busiest_group(env, this, level, idle) else {
+    why::begin_balance(env, idle, this, name);
+    let names = env.policy().era.rules().fn_names;
+    why::note(env, |t| {
+        t.step(0, names.load_balance);
+        t.domain(name);
+        t.step(1, names.find_busiest_group);
+    });
+    let found = find_busiest_group(env, this, level, idle);
+    why::note(env, |t| match &found {
+        None => t.note("balanced: nothing to pull"),
+        Some(imb) => {
+            t.value("imbalance", imb.amount.min(i64::MAX as u64) as i64);
+            t.note(imb.kind.name());
+        }
+    });
+    let Some(imb) = found else {
+        why::finish_balance(env, None);
         clear_group_imbalance(env, this, level);
         env.count(lb(name, idle, LbOutcome::Balanced));
         let st = &mut env.state_mut().lb[this][level];
@@ -313,7 +359,16 @@ fn load_balance(
         .expect("level exists")
         .groups[imb.group];
     work.group = group;
-    let Some(busiest) = find_busiest_queue(env, &group, this, &imb) else {
+    let busiest = find_busiest_queue(env, &group, this, &imb);
+    why::note(env, |t| {
+        t.step(1, names.find_busiest_queue);
+        match busiest {
+            Some(c) => t.cpu(c, "busiest"),
+            None => t.note("no queue to pull from"),
+        }
+    });
+    let Some(busiest) = busiest else {
+        why::finish_balance(env, None);
         clear_group_imbalance(env, this, level);
         return 0;
     };
@@ -336,6 +391,7 @@ fn load_balance(
         env.state_mut().group_imbalance.insert((parent, first));
     }
     if moved > 0 {
+        why::finish_balance(env, Some(busiest));
         env.state_mut().lb[this][level].nr_balance_failed = 0;
         env.count(lb(name, idle, LbOutcome::Pulled));
         return moved;
@@ -345,10 +401,26 @@ fn load_balance(
         env.state_mut().lb[this][level].nr_balance_failed += 1;
     }
     let rule = env.policy().era.rules().active_balance;
-    if may_push(rule, idle, kind)
-        && env.state().lb[this][level].nr_balance_failed > cache_nice_tries + 2
-        && env.active_balance(busiest, this)
-    {
+    let failed = env.state().lb[this][level].nr_balance_failed;
+    let pushable = may_push(rule, idle, kind);
+    why::note(env, |t| {
+        t.step(1, "need_active_balance");
+        t.value("may push (this era, this idle type)", pushable as i64);
+        t.cmp(
+            ("nr_balance_failed", failed as i64),
+            Op::Gt,
+            ("cache_nice_tries + 2", cache_nice_tries as i64 + 2),
+        );
+    });
+    let running = env.rq(busiest).curr;
+    let pushed = pushable && failed > cache_nice_tries + 2 && env.active_balance(busiest, this);
+    why::note(env, |t| {
+        if let (true, Some(task)) = (pushed, running) {
+            t.task(task, why::PUSHED);
+        }
+    });
+    why::finish_balance(env, Some(busiest));
+    if pushed {
         env.count(Counter::ActiveBalance { level: name });
         env.state_mut().lb[this][level].nr_balance_failed = match rule {
             ActiveBalance::TaskMigrationOnly => 0,
@@ -505,6 +577,10 @@ fn detach_and_attach(
     let mut some_pinned = false;
     // load_balance detaches only from a queue running more than one task.
     let several = env.rq(busiest).nr_running > 1;
+    why::note(env, |w| {
+        w.step(1, "detach_tasks");
+        w.value("hot tasks allowed", hot_ok as i64);
+    });
     for t in candidates {
         if left <= 0 {
             break;
@@ -518,15 +594,18 @@ fn detach_and_attach(
         };
         // can_migrate_task: affinity, then the running task, then task_hot.
         if !env.allowed(t).contains(this) {
+            why::note(env, |w| w.task(t, "not allowed on this CPU"));
             some_pinned = several;
             skip(env, t);
             continue;
         }
         if env.rq(busiest).curr == Some(t) {
+            why::note(env, |w| w.task(t, "running"));
             skip(env, t);
             continue;
         }
         if !hot_ok && task_hot(env, t, busiest, this) {
+            why::note(env, |w| w.task(t, "cache hot"));
             env.count(lb(level, idle, LbOutcome::HotRefused));
             skip(env, t);
             continue;
@@ -546,9 +625,14 @@ fn detach_and_attach(
             failed,
             left,
         ) {
+            why::note(env, |w| {
+                w.cmp(("load", load as i64), Op::Gt, ("imbalance left", left));
+                w.task(t, "too big for what is left");
+            });
             skip(env, t);
             continue;
         }
+        why::note(env, |w| w.task(t, why::MOVED));
         env.migrate_queued(t, busiest, this, Reason::LoadBalance);
         env.count(Counter::Migration {
             cause: Cause::Balance,

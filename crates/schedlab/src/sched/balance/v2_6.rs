@@ -11,6 +11,7 @@ use crate::sched::env::SchedEnv;
 use crate::sched::groups::group_power;
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index::loads as legacy_loads;
+use crate::sched::why::{self, Op};
 
 const SCALE: u64 = SCHED_CAPACITY_SCALE;
 
@@ -102,10 +103,35 @@ pub(super) fn find_busiest_group(
         }
     }
     let (group, b) = busiest?;
+    let avg = SCALE * total_load / total_pwr;
+    why::note(env, |t| {
+        t.value("this_load (local avg_load)", local.avg_load as i64);
+        t.cpu(d.groups[group].first().unwrap_or(this), "busiest group");
+        t.value("max_load (busiest avg_load)", b.avg_load as i64);
+        t.value("busiest nr_running", b.nr as i64);
+        t.value("avg_load (the domain's)", avg as i64);
+        t.cmp(
+            ("this_load", local.avg_load as i64),
+            Op::Ge,
+            ("max_load", b.avg_load as i64),
+        );
+        t.cmp(
+            ("this_load", local.avg_load as i64),
+            Op::Ge,
+            ("avg_load", avg as i64),
+        );
+        t.cmp(
+            ("100 * max_load", 100 * b.avg_load as i64),
+            Op::Le,
+            (
+                "imbalance_pct * this_load",
+                (p.imbalance_pct as u64 * local.avg_load) as i64,
+            ),
+        );
+    });
     if local.avg_load >= b.avg_load || b.nr == 0 {
         return None;
     }
-    let avg = SCALE * total_load / total_pwr;
     if local.avg_load >= avg || 100 * b.avg_load <= p.imbalance_pct as u64 * local.avg_load {
         return None;
     }

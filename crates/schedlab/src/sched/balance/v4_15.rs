@@ -14,6 +14,7 @@ use crate::sched::groups::{cpu_capacity, sg_imbalanced};
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index::instant_load;
 use crate::sched::load_index::loads as legacy_loads;
+use crate::sched::why::{self, Op};
 
 /// group_type (v4.15): group_imbalanced is a group whose sgc->imbalance
 /// an affinity-constrained balance below set (`groups::sg_imbalanced`).
@@ -40,6 +41,17 @@ struct Stats {
     no_capacity: bool,
     /// sg_imbalanced(group).
     imbalanced: bool,
+}
+
+impl GroupType {
+    /// The kernel's name (enum group_type, v4.15).
+    fn name(self) -> &'static str {
+        match self {
+            GroupType::Other => "busiest group: group_other",
+            GroupType::Imbalanced => "busiest group: group_imbalanced",
+            GroupType::Overloaded => "busiest group: group_overloaded",
+        }
+    }
 }
 
 impl Stats {
@@ -135,6 +147,14 @@ pub(super) fn find_busiest_group(
         }
     }
     let (group, b) = busiest?;
+    why::note(env, |t| {
+        t.cpu(d.groups[local_gi].first().unwrap_or(this), "local group");
+        t.value("local.avg_load", local.avg_load as i64);
+        t.value("local.sum_nr_running", local.nr as i64);
+        t.cpu(d.groups[group].first().unwrap_or(this), b.kind().name());
+        t.value("busiest.avg_load", b.avg_load as i64);
+        t.value("busiest.sum_nr_running", b.nr as i64);
+    });
     if b.nr == 0 {
         return None;
     }
@@ -143,6 +163,41 @@ pub(super) fn find_busiest_group(
     // every task could go anywhere.
     let forced = b.kind() == GroupType::Imbalanced
         || (idle != IdleType::Busy && local.has_capacity(pct) && b.no_capacity);
+    why::note(env, |t| {
+        t.value("sds.avg_load (the domain's)", domain_avg as i64);
+        t.value(
+            "force_balance (imbalanced, or local has room and busiest none)",
+            forced as i64,
+        );
+        if !forced {
+            t.cmp(
+                ("local.avg_load", local.avg_load as i64),
+                Op::Ge,
+                ("busiest.avg_load", b.avg_load as i64),
+            );
+            t.cmp(
+                ("local.avg_load", local.avg_load as i64),
+                Op::Ge,
+                ("sds.avg_load", domain_avg as i64),
+            );
+            if idle == IdleType::Idle {
+                t.cmp(
+                    ("local.idle_cpus", local.idle_cpus as i64),
+                    Op::Le,
+                    ("busiest.idle_cpus + 1", b.idle_cpus as i64 + 1),
+                );
+            } else {
+                t.cmp(
+                    ("100 * busiest.avg_load", 100 * b.avg_load as i64),
+                    Op::Le,
+                    (
+                        "imbalance_pct * local.avg_load",
+                        (pct * local.avg_load) as i64,
+                    ),
+                );
+            }
+        }
+    });
     if !forced {
         if local.avg_load >= b.avg_load || local.avg_load >= domain_avg {
             return None;

@@ -15,6 +15,7 @@ use crate::sched::groups::{
     adjust_numa_imbalance, group_stats, imb_numa_nr, GroupStats, GroupType,
 };
 use crate::sched::load::SCHED_CAPACITY_SCALE;
+use crate::sched::why;
 
 /// 6.5: classify groups, pick the busiest by type then load, bail out when
 /// balanced, and choose what to migrate.
@@ -69,6 +70,16 @@ pub(super) fn find_busiest_group(
     }
     let local = local?;
     let (group, b) = busiest?;
+    why::note(env, |t| {
+        t.value("local.avg_load", local.avg_load as i64);
+        t.value("local.idle_cpus", local.idle_cpus as i64);
+        t.note(local.kind.name());
+        t.cpu(d.groups[group].first().unwrap_or(this), "busiest group");
+        t.note(b.kind.name());
+        t.value("busiest.avg_load", b.avg_load as i64);
+        t.value("busiest.sum_nr_running", b.nr_running as i64);
+        t.value("busiest.idle_cpus", b.idle_cpus as i64);
+    });
     if b.nr_running == 0 {
         return None;
     }

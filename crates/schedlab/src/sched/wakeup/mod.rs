@@ -14,6 +14,7 @@ mod v4_15;
 use crate::counters::Reason;
 use crate::policy::SdFlag;
 use crate::sched::env::SchedEnv;
+use crate::sched::why;
 pub use placement::{Placement, WakeKind};
 
 /// Returns where `task` runs. `prev` is its previous CPU (a fork child's:
@@ -26,6 +27,7 @@ pub(crate) fn select_task_rq(
     sync: bool,
     kind: WakeKind,
 ) -> Placement {
+    why::begin_placement(env, kind == WakeKind::Fork, this, task);
     let mut placed = match kind {
         WakeKind::Fork => {
             let mut p = if env.policy().era.is_legacy() {
@@ -42,11 +44,19 @@ pub(crate) fn select_task_rq(
         WakeKind::Wakeup => v4_15::select(env, task, prev, this, sync, SdFlag::BalanceWake),
     };
     if !env.allowed(task).contains(placed.cpu) {
+        why::note(env, |t| {
+            t.step(0, "select_fallback_rq");
+            t.cpu(placed.cpu, "not in the task's affinity");
+        });
         placed.decide(
             select_fallback_rq(env, task, prev),
             Reason::AffinityFallback,
         );
     }
+    why::finish(env, || why::Outcome::Placed {
+        cpu: placed.cpu,
+        reason: placed.reason,
+    });
     placed
 }
 

@@ -19,6 +19,7 @@ use crate::sched::groups::{
 };
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index;
+use crate::sched::why;
 
 /// 2.6.2x sched_balance_self.
 pub(super) fn sched_balance_self(
@@ -35,8 +36,9 @@ pub(super) fn sched_balance_self(
         .find(|(_, d)| d.has(flag))
         .map(|(i, _)| i);
     let mut placed = Placement::new(this, Reason::ForkLocal);
+    why::note(env, |t| t.step(0, "sched_balance_self"));
     if let Some(level) = start {
-        let cpu = walk(env, p, this, level, flag);
+        let cpu = walk(env, p, this, level, flag, 1);
         placed.step(Counter::SelectSlow);
         placed.decide(cpu, Reason::FindIdlestCpu);
     }
@@ -61,12 +63,20 @@ pub(super) fn find_idlest_cpu(
     if span.intersection(env.allowed(p)).is_empty() {
         return prev;
     }
-    walk(env, p, this, level, flag)
+    walk(env, p, this, level, flag, 2)
 }
 
 /// The common descent: at each domain with `flag`, move to the idlest
-/// group's idlest CPU and continue below it.
-fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) -> usize {
+/// group's idlest CPU and continue below it. `depth`: its steps' depth in
+/// a decision record.
+fn walk(
+    env: &impl SchedEnv,
+    p: usize,
+    this: usize,
+    level: usize,
+    flag: SdFlag,
+    depth: u8,
+) -> usize {
     let mut cpu = this;
     let mut level = Some(level);
     while let Some(li) = level {
@@ -79,10 +89,20 @@ fn walk(env: &impl SchedEnv, p: usize, this: usize, level: usize, flag: SdFlag) 
             continue;
         }
         let Some(group) = find_idlest_group(env, sd, li, p, cpu, flag) else {
+            why::note(env, |t| {
+                t.step(depth, env.policy().era.rules().fn_names.find_idlest_group);
+                t.sd(env.policy().era, sd.level, flag, true);
+                t.note("the local group is the idlest");
+            });
             level = child;
             continue;
         };
         let new_cpu = find_idlest_group_cpu(env, &group, p, cpu);
+        why::note(env, |t| {
+            t.step(depth, env.policy().era.rules().fn_names.find_idlest_group);
+            t.sd(env.policy().era, sd.level, flag, true);
+            t.cpu(new_cpu, "idlest CPU of the idlest group");
+        });
         if new_cpu == cpu {
             level = child;
             continue;

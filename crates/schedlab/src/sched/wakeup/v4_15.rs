@@ -10,6 +10,7 @@ use crate::policy::{Feature, IdleSibling, SdFlag, WakeAffineIdle, WeightLoads, W
 use crate::sched::env::{shares_cache, SchedEnv};
 use crate::sched::load::{update_avg, SCHED_CAPACITY_SCALE};
 use crate::sched::load_index::{source_load, target_load};
+use crate::sched::why::{self, Op};
 
 /// Flips of a waker's wakee halve at most once a second.
 const WAKEE_FLIP_DECAY_NS: u64 = 1_000_000_000;
@@ -26,6 +27,13 @@ pub(super) fn select(
 ) -> Placement {
     let mut placed = Placement::new(prev, Reason::Prev);
     let wakeup = flag == SdFlag::BalanceWake;
+    let era = env.policy().era;
+    why::note(env, |t| {
+        t.step(0, "select_task_rq_fair");
+        t.value("prev_cpu", prev as i64);
+        t.value("this_cpu", this as i64);
+        t.value("sync", sync as i64);
+    });
     let waker = env.rq(this).curr.filter(|&w| w != p);
     let mut want_affine = false;
     if wakeup {
@@ -38,6 +46,10 @@ pub(super) fn select(
         }
         want_affine = !wide && env.allowed(p).contains(this);
     }
+    why::note(env, |t| {
+        t.step(1, "for_each_domain");
+        t.value("want_affine", want_affine as i64);
+    });
     let rules = env.policy().era.rules();
     let mut affine_sd = None;
     let mut slow_sd = None;
@@ -45,6 +57,17 @@ pub(super) fn select(
         if rules.wake_walk_needs_load_balance && !d.has(SdFlag::LoadBalance) {
             break;
         }
+        why::note(env, |t| {
+            t.sd(era, d.level, SdFlag::WakeAffine, d.has(SdFlag::WakeAffine));
+            if want_affine && d.has(SdFlag::WakeAffine) {
+                t.note(if d.span.contains(prev) {
+                    "spans prev_cpu: affine_sd"
+                } else {
+                    "does not span prev_cpu"
+                });
+            }
+            t.sd(era, d.level, flag, d.has(flag));
+        });
         if want_affine && d.has(SdFlag::WakeAffine) && d.span.contains(prev) {
             affine_sd = Some((d.level, d.params.imbalance_pct, d.params.wake_idx));
             break;
@@ -77,6 +100,7 @@ pub(super) fn select(
         None if wakeup => select_idle_sibling(env, &mut placed, p, prev, new_cpu, this),
         None => placed.decide(new_cpu, Reason::Prev),
         Some(level) => {
+            why::note(env, |t| t.step(1, rules.fn_names.find_idlest_cpu));
             let cpu = slow::find_idlest_cpu(env, p, this, prev, level, flag);
             placed.step(Counter::SelectSlow);
             placed.decide(cpu, Reason::FindIdlestCpu);
@@ -112,6 +136,16 @@ fn wake_wide(env: &impl SchedEnv, waker: Option<usize>, p: usize, this: usize) -
     let a = waker.map_or(0, |w| env.task(w).wakee_flips);
     let b = env.task(p).wakee_flips;
     let (master, slave) = (a.max(b), a.min(b));
+    why::note(env, |t| {
+        t.step(1, "wake_wide");
+        t.value("factor (sd_llc_size)", factor as i64);
+        t.cmp(("slave", slave as i64), Op::Lt, ("factor", factor as i64));
+        t.cmp(
+            ("master", master as i64),
+            Op::Lt,
+            ("slave * factor", (slave * factor) as i64),
+        );
+    });
     !(slave < factor || master < slave * factor)
 }
 
@@ -129,13 +163,30 @@ fn wake_affine(
     waker: Option<usize>,
 ) -> usize {
     let f = &env.policy().features;
-    let rules = env.policy().era.rules();
+    let era = env.policy().era;
+    let rules = era.rules();
     let mut target = None;
+    why::note(env, |t| {
+        t.step(1, "wake_affine");
+        t.sd(era, level, SdFlag::WakeAffine, true);
+        t.feature(era, Feature::WaIdle, f.has(Feature::WaIdle));
+    });
     if f.has(Feature::WaIdle) {
         target = match rules.wake_affine_idle {
             WakeAffineIdle::ThisIdleOrSync => wake_affine_idle_4_15(env, this, sync),
             WakeAffineIdle::AlsoIdlePrev => wake_affine_idle_6_5(env, this, prev, sync),
         };
+        why::note(env, |t| {
+            t.step(2, "wake_affine_idle");
+            t.cpu(this, idle_word(env, this));
+            t.cpu(prev, idle_word(env, prev));
+            t.cmp(
+                ("this_rq()->nr_running", env.rq(this).nr_running as i64),
+                Op::Eq,
+                ("1", 1),
+            );
+            t.value("target", target.map_or(-1, |c| c as i64));
+        });
         if let Some(t) = target {
             placed.step(Counter::WakeAffine {
                 level,
@@ -147,6 +198,11 @@ fn wake_affine(
             });
         }
     }
+    if target.is_none() {
+        why::note(env, |t| {
+            t.feature(era, Feature::WaWeight, f.has(Feature::WaWeight));
+        });
+    }
     if f.has(Feature::WaWeight) && target.is_none() {
         let loads = match rules.weight_loads {
             WeightLoads::CpuLoadHistory => weight_loads_4_15(env, this, prev, wake_idx),
@@ -155,7 +211,7 @@ fn wake_affine(
         let current = waker.map_or(0, |w| env.entity(w).pelt.load_avg);
         let task = env.entity(p).pelt.load_avg;
         let bias = f.has(Feature::WaBias);
-        let picks_this = wake_affine_weight(
+        let sides = weight_sides(
             rules.weight_tie,
             loads,
             current,
@@ -164,6 +220,29 @@ fn wake_affine(
             bias,
             sync,
         );
+        let picks_this = sides.picks_this();
+        why::note(env, |t| {
+            t.step(2, "wake_affine_weight");
+            t.feature(era, Feature::WaBias, bias);
+            t.value("this_eff_load (load of this_cpu)", loads.0 as i64);
+            t.value("prev_eff_load (load of prev_cpu)", loads.1 as i64);
+            t.value("task_load", task as i64);
+            t.value("current_load (the waker)", current as i64);
+            t.value("imbalance_pct", imbalance_pct as i64);
+            if sides.sync_waker_heavier {
+                t.cmp(
+                    ("current_load", current as i64),
+                    Op::Gt,
+                    ("this_eff_load", loads.0 as i64),
+                );
+            } else {
+                t.cmp(
+                    ("this_eff_load", sides.this_eff),
+                    sides.op,
+                    ("prev_eff_load", sides.prev_eff),
+                );
+            }
+        });
         if picks_this {
             target = Some(this);
             placed.step(Counter::WakeAffine {
@@ -237,7 +316,44 @@ fn weight_loads_6_5(env: &impl SchedEnv, this: usize, prev: usize) -> (u64, u64)
 /// prev's side biased by half the imbalance_pct (WA_BIAS). All capacities
 /// are SCHED_CAPACITY_SCALE. 4.15 breaks ties towards this CPU; 6.5 towards
 /// prev, except that a sync wakeup adds one to prev's side.
+#[cfg(test)]
 pub(crate) fn wake_affine_weight(
+    tie: WeightTie,
+    loads: (u64, u64),
+    current_load: u64,
+    task_load: u64,
+    imbalance_pct: u32,
+    wa_bias: bool,
+    sync: bool,
+) -> bool {
+    weight_sides(
+        tie,
+        loads,
+        current_load,
+        task_load,
+        imbalance_pct,
+        wa_bias,
+        sync,
+    )
+    .picks_this()
+}
+
+/// Both sides of wake_affine_weight's last inequality (`this_eff op
+/// prev_eff` picks this CPU), or the sync shortcut taken before it.
+struct WeightSides {
+    sync_waker_heavier: bool,
+    this_eff: i64,
+    op: Op,
+    prev_eff: i64,
+}
+
+impl WeightSides {
+    fn picks_this(&self) -> bool {
+        self.sync_waker_heavier || self.op.holds(self.this_eff, self.prev_eff)
+    }
+}
+
+fn weight_sides(
     tie: WeightTie,
     (this_load, prev_load): (u64, u64),
     current_load: u64,
@@ -245,13 +361,19 @@ pub(crate) fn wake_affine_weight(
     imbalance_pct: u32,
     wa_bias: bool,
     sync: bool,
-) -> bool {
+) -> WeightSides {
     let cap = SCHED_CAPACITY_SCALE as i128;
     let mut this_eff = this_load as i128;
+    let narrow = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
     if sync {
         let current = current_load as i128;
         if current > this_eff {
-            return true;
+            return WeightSides {
+                sync_waker_heavier: true,
+                this_eff: 0,
+                op: Op::Lt,
+                prev_eff: 0,
+            };
         }
         this_eff -= current;
     }
@@ -265,14 +387,20 @@ pub(crate) fn wake_affine_weight(
         prev_eff *= 100 + (imbalance_pct as i128 - 100) / 2;
     }
     prev_eff *= cap;
-    match tie {
-        WeightTie::ThisCpu => this_eff <= prev_eff,
+    let op = match tie {
+        WeightTie::ThisCpu => Op::Le,
         WeightTie::PrevUnlessSync => {
             if sync {
                 prev_eff += 1;
             }
-            this_eff < prev_eff
+            Op::Lt
         }
+    };
+    WeightSides {
+        sync_waker_heavier: false,
+        this_eff: narrow(this_eff),
+        op,
+        prev_eff: narrow(prev_eff),
     }
 }
 
@@ -285,6 +413,10 @@ fn select_idle_sibling(
     target: usize,
     this: usize,
 ) {
+    why::note(env, |t| {
+        t.step(1, "select_idle_sibling");
+        t.value("target", target as i64);
+    });
     let found = match env.policy().era.rules().idle_sibling {
         IdleSibling::V4_15 => select_idle_sibling_4_15(env, placed, p, prev, target, this),
         IdleSibling::V6_5 => select_idle_sibling_6_5(env, placed, p, prev, target, this),
@@ -310,6 +442,28 @@ fn select_idle_sibling(
 
 /// The "target idle" and "prev idle and cache-affine" steps both eras share.
 fn sis_quick(env: &impl SchedEnv, prev: usize, target: usize) -> Option<(usize, Sis)> {
+    why::note(env, |t| {
+        t.cpu(
+            target,
+            if env.cpu_idle(target) {
+                "target: idle"
+            } else {
+                "target: busy"
+            },
+        );
+        if prev != target {
+            t.cpu(
+                prev,
+                if !shares_cache(env, prev, target) {
+                    "prev: another LLC"
+                } else if env.cpu_idle(prev) {
+                    "prev: idle, shares the LLC"
+                } else {
+                    "prev: busy"
+                },
+            );
+        }
+    });
     if env.cpu_idle(target) {
         return Some((target, Sis::TargetIdle));
     }
@@ -338,12 +492,19 @@ pub(super) fn select_idle_sibling_4_15(
     let smt = env.topology().smt_threads() > 1;
     let llc_id = env.topology().cpus[target].llc;
     if smt && env.state().llc_has_idle_cores[llc_id] {
+        why::note(env, |t| t.step(2, "select_idle_core"));
         if let Ok(core) = scan_idle_core(env, placed, &cpus, target) {
             return Some((core, Sis::ScanFound));
         }
         env.state_mut().llc_has_idle_cores[llc_id] = false;
     }
-    let nr = if env.policy().features.has(Feature::SisProp) {
+    let era = env.policy().era;
+    let sis_prop = env.policy().features.has(Feature::SisProp);
+    why::note(env, |t| {
+        t.step(2, "select_idle_cpu");
+        t.feature(era, Feature::SisProp, sis_prop);
+    });
+    let nr = if sis_prop {
         sis_prop_budget(env, this, llc.len() as u64)
     } else {
         u64::MAX
@@ -352,6 +513,7 @@ pub(super) fn select_idle_sibling_4_15(
         return Some((cpu, Sis::ScanFound));
     }
     if smt {
+        why::note(env, |t| t.step(2, "select_idle_smt"));
         if let Some(cpu) = idle_sibling(env, p, target) {
             return Some((cpu, Sis::Smt));
         }
@@ -377,6 +539,22 @@ pub(super) fn select_idle_sibling_6_5(
         return Some(hit);
     }
     let recent = std::mem::replace(&mut env.task_mut(p).recent_used_cpu, prev);
+    why::note(env, |t| {
+        if recent != prev && recent != target {
+            t.cpu(
+                recent,
+                if !shares_cache(env, recent, target) {
+                    "recent_used_cpu: another LLC"
+                } else if !env.cpu_idle(recent) {
+                    "recent_used_cpu: busy"
+                } else if !env.allowed(p).contains(recent) {
+                    "recent_used_cpu: not allowed"
+                } else {
+                    "recent_used_cpu: idle"
+                },
+            );
+        }
+    });
     if recent != prev
         && recent != target
         && shares_cache(env, recent, target)
@@ -392,6 +570,7 @@ pub(super) fn select_idle_sibling_6_5(
     if env.topology().smt_threads() > 1 {
         has_idle_core = env.state().llc_has_idle_cores[llc_id];
         if !has_idle_core && shares_cache(env, prev, target) {
+            why::note(env, |t| t.step(2, "select_idle_smt"));
             if let Some(cpu) = idle_sibling(env, p, prev) {
                 return Some((cpu, Sis::Smt));
             }
@@ -399,6 +578,13 @@ pub(super) fn select_idle_sibling_6_5(
     }
     let start = next_in(&cpus, target);
     let f = env.policy().features;
+    let era = env.policy().era;
+    why::note(env, |t| {
+        t.step(2, "select_idle_cpu");
+        t.value("has_idle_core", has_idle_core as i64);
+        t.feature(era, Feature::SisProp, f.has(Feature::SisProp));
+        t.feature(era, Feature::SisUtil, f.has(Feature::SisUtil));
+    });
     let mut nr = u64::MAX;
     if f.has(Feature::SisProp) && !has_idle_core {
         nr = sis_prop_budget(env, this, llc.len() as u64);
@@ -407,6 +593,9 @@ pub(super) fn select_idle_sibling_6_5(
         // The budget periodic balancing of target's LLC last wrote.
         let llc_of_target = env.topology().cpus[target].llc;
         nr = env.state().llc_nr_idle_scan[llc_of_target] + 1;
+        why::note(env, |t| {
+            t.cmp(("sd_share->nr_idle_scan", nr as i64 - 1), Op::Gt, ("0", 0));
+        });
         if nr == 1 {
             placed.step(Counter::Sis(Sis::UtilSkip));
             return None;
@@ -428,9 +617,15 @@ pub(super) fn select_idle_sibling_6_5(
 /// select_idle_smt: an idle SMT thread of `cpu`'s core that `p` may use.
 fn idle_sibling(env: &impl SchedEnv, p: usize, cpu: usize) -> Option<usize> {
     let core = env.topology().core_span(cpu);
-    core.intersection(env.allowed(p))
+    let found = core
+        .intersection(env.allowed(p))
         .intersection(&env.idle_cpus())
-        .first()
+        .first();
+    why::note(env, |t| match found {
+        Some(c) => t.cpu(c, "idle thread of the core"),
+        None => t.note("no idle thread in the core"),
+    });
+    found
 }
 
 /// The first CPU of `cpus` after `cpu`, wrapping.
@@ -479,7 +674,11 @@ fn scan_idle_core(
         let core = env.topology().core_span(cpu);
         checked = checked.union(&core);
         placed.scanned += core.len() as u32;
-        if core.is_subset(&idle) {
+        let core_idle = core.is_subset(&idle);
+        why::note(env, |t| {
+            t.cpu(cpu, if core_idle { "core idle" } else { "core busy" });
+        });
+        if core_idle {
             return Ok(cpu);
         }
         if first_idle.is_none() {
@@ -523,6 +722,18 @@ fn scan_idle_cpu(
         _ => (None, budget, true),
     };
     placed.scanned += scanned as u32;
+    why::note(env, |t| {
+        t.value(
+            "nr (CPUs the budget allows)",
+            budget.min(i64::MAX as u64) as i64,
+        );
+        for c in wrap_from(cpus, start).take(scanned as usize) {
+            t.cpu(c, if Some(c) == found { "idle" } else { "busy" });
+        }
+        if exhausted {
+            t.note("budget exhausted");
+        }
+    });
     if !exhausted {
         let llc = env.topology().cpus[this].llc;
         let time = env.scan_ns(scanned);
@@ -561,10 +772,28 @@ fn sis_prop_budget(env: &mut impl SchedEnv, this: usize, span: u64) -> u64 {
     };
     let avg_cost = env.state().llc_avg_scan_cost_ns[env.topology().cpus[this].llc] + 1;
     let span_avg = span * avg_idle;
+    why::note(env, |t| {
+        t.value("avg_idle (ns)", avg_idle as i64);
+        t.value("avg_cost (ns)", avg_cost as i64);
+        t.cmp(
+            ("span_avg", span_avg as i64),
+            Op::Gt,
+            ("4 * avg_cost", 4 * avg_cost as i64),
+        );
+    });
     if span_avg > 4 * avg_cost {
         span_avg / avg_cost
     } else {
         4
+    }
+}
+
+/// A CPU's state in a decision record.
+fn idle_word(env: &impl SchedEnv, cpu: usize) -> &'static str {
+    if env.cpu_idle(cpu) {
+        "idle"
+    } else {
+        "busy"
     }
 }
 
