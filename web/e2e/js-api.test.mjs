@@ -16,7 +16,7 @@ test('the schedlab-js example page runs an experiment and round-trips a link', a
   const done = await page.evaluate(() => document.body.dataset.done);
   assert.notEqual(done, 'error', await page.textContent('#error'));
   const { presets, pinned, seed } = JSON.parse(done);
-  assert.equal(presets, 19);
+  assert.equal(presets, 20);
   assert.equal(seed, 7);
   const native = JSON.parse(cli(['run', 'kvm-pipe-test-pinning', '--format', 'json']));
   assert.equal(pinned, native.rows[0].values.pinned, 'the same number as the CLI');

@@ -209,7 +209,7 @@ test('the gallery opens any preset in one click', async () => {
   const { page, errors } = await openPage(env.browser, env.server.url);
   assert.ok(await page.$eval('#gallery', (d) => d.open), 'open on a first visit');
   const cards = await page.$$eval('#gallery .card', (cs) => cs.map((c) => c.dataset.preset));
-  assert.equal(cards.length, 19);
+  assert.equal(cards.length, 20);
   assert.ok(['rtapp-periodic-desktop', 'schbench-desktop', 'rt-audio-desktop'].every((c) => cards.includes(c)), 'the workload cards');
   await page.click('#gallery .card[data-preset="waweight-tbench"]');
   assert.equal(await page.inputValue('#preset'), 'waweight-tbench');

@@ -42,4 +42,5 @@ pub mod run;
 pub mod runs;
 pub mod state;
 pub mod timeline;
+pub mod why;
 pub mod worker;

@@ -23,6 +23,18 @@ pub enum Request {
     /// dropped file), recorded on the machine of `experiment` (its JSON):
     /// that machine's switch and wakeup costs come off the recorded runs.
     ImportTrace { url: String, experiment: String },
+    /// The decision behind a mark of variant `variant`'s timeline: the
+    /// placement of `task`, or the balance that moved it, at `t_ns` (the
+    /// trace's time), replayed with decision records
+    /// ([`schedlab::decisions::at`]).
+    Why {
+        experiment: String,
+        variant: usize,
+        task: usize,
+        t_ns: u64,
+    },
+    /// Where the first two variants part ([`schedlab::decisions::diverge`]).
+    Diverge { experiment: String },
 }
 
 /// A point's outcome as a worker sends it: with the bits of its floats
@@ -97,6 +109,23 @@ pub enum Response<O = SentOutcome> {
     /// Bytes of a trace read so far.
     Reading {
         bytes: u64,
+    },
+    /// A decision tree, as `schedlab why` prints it.
+    Why {
+        text: String,
+    },
+    /// `schedlab diverge`'s report, where the runs part (in the traces'
+    /// time; none if they never do), and both variants' timelines from a
+    /// little before it.
+    Diverged {
+        text: String,
+        at_ns: Option<u64>,
+        /// When the workload started, in the traces' time (the report
+        /// counts from there).
+        origin_ns: u64,
+        /// The `Vec<(label, Trace)>` as JSON, read only where it is drawn,
+        /// so the first-load wasm carries no trace reader.
+        traces: String,
     },
     Failed {
         error: String,

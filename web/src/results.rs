@@ -1,11 +1,14 @@
 //! The results of a run: the explanation, the charts (SVG and PNG export),
-//! the commit-style table, the per-CPU timeline (Perfetto export), the tools'
-//! own output, the counters, and the exact results JSON.
+//! the commit-style table, the per-CPU timeline (Perfetto export; a mark
+//! clicked shows the decision behind it, and "Where A and B part" the
+//! first divergence), the tools' own output, the counters, and the exact
+//! results JSON.
 
 use crate::charts::{self, Chart, XScale};
 use crate::export::{copy_to_clipboard, download, download_png};
 use crate::run::RunResults;
 use crate::timeline::Timeline;
+use crate::why::{use_why, WhyPanel};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -44,6 +47,15 @@ pub fn ResultsView(props: &Props) -> Html {
         names.dedup();
         names
     };
+    let why = use_why();
+    let on_mark = {
+        let (why, exp) = (why.clone(), r.experiment.clone());
+        Callback::from(move |click| why.mark(&exp, click))
+    };
+    let diverge = {
+        let (why, exp) = (why.clone(), r.experiment.clone());
+        Callback::from(move |_| why.diverge(&exp))
+    };
     let trace_json = {
         let (traces, file) = (r.traces.clone(), format!("{}-trace.json", props.name));
         Callback::from(move |_| {
@@ -75,10 +87,15 @@ pub fn ResultsView(props: &Props) -> Html {
             </div>
             <details open=true>
                 <summary>{ "Per-CPU timeline of a short window" }</summary>
-                <Timeline traces={r.traces.clone()} />
+                <Timeline traces={r.traces.clone()} on_mark={on_mark.clone()} />
                 <div class="actions">
                     <button class="secondary" id="download-trace" onclick={trace_json}>{ "Download trace (Perfetto)" }</button>
+                    if variants.len() >= 2 {
+                        <button class="secondary" id="diverge" onclick={diverge}
+                            title="Run A and B side by side to the first decision they make differently">{ "Where A and B part" }</button>
+                    }
                 </div>
+                <WhyPanel answer={(*why.answer).clone()} {on_mark} />
             </details>
             <details>
                 <summary>{ "Tool output" }</summary>

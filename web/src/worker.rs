@@ -1,10 +1,13 @@
 //! The Web Worker: answers [`Request`]s by running the core.
 
 use crate::protocol::{Request, Response};
+use schedlab::decisions;
 use schedlab::error::Concern;
 use schedlab::estimate;
 use schedlab::experiment::{self, Experiment};
 use schedlab::recording::{self, figures::Figures, workload::Overheads};
+use schedlab::sched::why::WhyFilter;
+use schedlab::why_report;
 use schedlab::workload::bench::{Benchmark, Custom};
 use std::io::BufReader;
 use wasm_bindgen::prelude::*;
@@ -90,9 +93,64 @@ pub fn handle(
             Ok(bytes) => import_trace(&bytes, &experiment, progress),
             Err(error) => return Response::Failed { error },
         },
+        Request::Why {
+            experiment,
+            variant,
+            task,
+            t_ns,
+        } => why_at(&experiment, variant, task, t_ns),
+        Request::Diverge { experiment } => diverge(&experiment),
     };
     result.unwrap_or_else(|e| Response::Failed {
         error: e.to_string(),
+    })
+}
+
+/// How much of the runs' timelines "Where A and B part" draws, from a
+/// little before the parting.
+const PARTING_BEFORE_NS: u64 = 20_000;
+const PARTING_WINDOW_NS: u64 = 200_000;
+
+fn why_at(experiment: &str, variant: usize, task: usize, t_ns: u64) -> schedlab::Result<Response> {
+    let exp = Experiment::from_json(experiment)?;
+    let choice = decisions::RunChoice {
+        x: 0,
+        variant,
+        repeat: 0,
+    };
+    let recorded = decisions::at(&exp, choice, task, t_ns)?;
+    let text = if recorded.decisions.is_empty() {
+        format!(
+            "No placement or balance of task #{task} was decided at {:.6} ms: an RT task's \
+             wakeup (select_task_rq_rt keeps no record), or a move the task asked for itself \
+             (sched_setaffinity).",
+            t_ns as f64 / 1e6
+        )
+    } else {
+        why_report::recorded(&recorded)
+    };
+    Ok(Response::Why { text })
+}
+
+fn diverge(experiment: &str) -> schedlab::Result<Response> {
+    let exp = Experiment::from_json(experiment)?;
+    let report = decisions::diverge(&exp, 0, (0, 1), &WhyFilter::default())?;
+    let (mut at_ns, mut origin_ns, mut traces) = (None, 0, Vec::new());
+    if let Some(p) = &report.parting {
+        let t = p.a.t_ns.min(p.b.t_ns);
+        let from = t.saturating_sub(PARTING_BEFORE_NS);
+        traces = decisions::traces_around(&exp, 0, [0, 1], from, PARTING_WINDOW_NS)?;
+        // The window opens at `from` since the workload's start.
+        if let Some((_, trace)) = traces.first() {
+            origin_ns = trace.start_ns - from;
+            at_ns = Some(origin_ns + t);
+        }
+    }
+    Ok(Response::Diverged {
+        text: why_report::divergence(&report),
+        at_ns,
+        origin_ns,
+        traces: serde_json::to_string(&traces).expect("traces serialise"),
     })
 }
 
@@ -199,6 +257,107 @@ mod tests {
 
     fn no_fetch(url: &str) -> Result<Vec<u8>, String> {
         panic!("fetched {url}")
+    }
+
+    /// A wakeup in a run's traced window, asked about in the worker, gives
+    /// the record of the decision that placed it: the task, the time and
+    /// the CPU the trace has.
+    #[test]
+    fn a_timeline_mark_is_answered_with_the_decision_behind_it() {
+        let exp = schedlab::presets::get("retune-pipe-test").unwrap();
+        let points = exp.points().unwrap();
+        let outcome = experiment::run_point(&points[1], &mut |_| true).unwrap();
+        let (t, task, target) = outcome
+            .trace
+            .events
+            .iter()
+            .find_map(|e| match e {
+                schedlab::engine::stats::TraceEvent::Wakeup {
+                    t, task, target, ..
+                } => Some((*t, *task, *target)),
+                _ => None,
+            })
+            .expect("the window holds a wakeup");
+        let resp = handle(
+            Request::Why {
+                experiment: serde_json::to_string(&exp).unwrap(),
+                variant: 1,
+                task,
+                t_ns: t,
+            },
+            &mut |_| {},
+            &|| 0.0,
+            &no_fetch,
+        );
+        let Response::Why { text } = resp else {
+            panic!("{resp:?}")
+        };
+        let name = &outcome.trace.tasks[task];
+        assert!(text.starts_with("1 decision of variant 2.6.28"), "{text}");
+        assert!(
+            text.contains(&format!("wakeup of {name} (#{task}) from CPU")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("-> CPU {target} (")), "{text}");
+        // A moment with no decision about the task says so.
+        let resp = handle(
+            Request::Why {
+                experiment: serde_json::to_string(&exp).unwrap(),
+                variant: 1,
+                task,
+                t_ns: t + 1,
+            },
+            &mut |_| {},
+            &|| 0.0,
+            &no_fetch,
+        );
+        let Response::Why { text } = resp else {
+            panic!("{resp:?}")
+        };
+        assert!(
+            text.starts_with("No placement or balance of task"),
+            "{text}"
+        );
+    }
+
+    /// "Where A and B part" gets the CLI's report and both variants'
+    /// timelines around the parting, which falls inside them.
+    #[test]
+    fn where_a_and_b_part_is_the_cli_report_with_timelines_around_it() {
+        let exp = schedlab::presets::get("retune-pipe-test").unwrap();
+        let resp = handle(
+            Request::Diverge {
+                experiment: serde_json::to_string(&exp).unwrap(),
+            },
+            &mut |_| {},
+            &|| 0.0,
+            &no_fetch,
+        );
+        let Response::Diverged {
+            text,
+            at_ns,
+            origin_ns,
+            traces,
+        } = resp
+        else {
+            panic!("{resp:?}")
+        };
+        let report = decisions::diverge(&exp, 0, (0, 1), &WhyFilter::default()).unwrap();
+        assert_eq!(text, why_report::divergence(&report));
+        let traces: Vec<(String, schedlab::experiment::Trace)> =
+            serde_json::from_str(&traces).unwrap();
+        let labels: Vec<&str> = traces.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["2.6.27", "2.6.28"]);
+        let at = at_ns.expect("they part");
+        let parting = report.parting.as_ref().unwrap();
+        assert_eq!(at - origin_ns, parting.a.t_ns.min(parting.b.t_ns));
+        for (_, trace) in &traces {
+            assert!(
+                (trace.start_ns..trace.end_ns).contains(&at),
+                "{at} {trace:?}"
+            );
+            assert!(!trace.events.is_empty());
+        }
     }
 
     /// A trace fixture (gzipped, as recorded) imports in the worker as

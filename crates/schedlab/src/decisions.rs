@@ -7,10 +7,11 @@
 //! reads. Both run side by side, chunk by chunk, their records compared in
 //! order as they come; nothing is kept once matched.
 
+use crate::engine::stats::TraceWindow;
 use crate::error::{Concern, Error, Result};
-use crate::experiment::{Experiment, Point, PointRun};
+use crate::experiment::{Experiment, Point, PointRun, Trace};
 use crate::knobs::PolicyKnobs;
-use crate::sched::why::{Decision, Fact, Step, WhyFilter};
+use crate::sched::why::{Decision, Fact, Outcome, Step, WhyFilter};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -89,6 +90,77 @@ fn relative(decisions: Vec<Decision>, run: &PointRun) -> impl Iterator<Item = De
         d.t_ns -= start;
         d
     })
+}
+
+/// The decisions `choice` of `exp` made at `t_ns` (simulated time as a
+/// trace has it, from the run's own zero) about `task`: its placement, or
+/// the balance that moved it. The page's answer to a click on a wakeup or
+/// a migration in the timeline.
+pub fn at(exp: &Experiment, choice: RunChoice, task: usize, t_ns: u64) -> Result<Recorded> {
+    let start = crate::experiment::start_ns_of(&point_of(exp, choice)?)?;
+    let from_ns = t_ns.checked_sub(start).ok_or_else(|| {
+        Error::invalid(
+            Concern::Run,
+            format!(
+                "{} ns is before the workload started ({start} ns): no decision was made then",
+                t_ns
+            ),
+        )
+    })?;
+    let filter = WhyFilter {
+        from_ns,
+        to_ns: from_ns + 1,
+        limit: AT_MOST_AT_ONCE,
+        ..WhyFilter::default()
+    };
+    let mut recorded = record(exp, choice, filter)?;
+    recorded.decisions.retain(|d| {
+        d.task == Some(task)
+            || matches!(&d.outcome, Outcome::Balanced { moved, .. } if moved.contains(&task))
+    });
+    Ok(recorded)
+}
+
+/// Decisions one moment may hold (a wakeup, the balances of every CPU's
+/// tick): more would be a bug, and the limit says so.
+const AT_MOST_AT_ONCE: usize = 1_000;
+
+/// Variants `a` and `b` of `exp` at sweep value `x`, each traced for
+/// `len_ns` from `from_ns` (since the workload's start): the timelines of
+/// where two variants part.
+pub fn traces_around(
+    exp: &Experiment,
+    x: usize,
+    variants: [usize; 2],
+    from_ns: u64,
+    len_ns: u64,
+) -> Result<Vec<(String, Trace)>> {
+    let mut out = Vec::new();
+    for variant in variants {
+        let point = point_of(
+            exp,
+            RunChoice {
+                x,
+                variant,
+                repeat: 0,
+            },
+        )?;
+        let window = TraceWindow {
+            start_ns: from_ns,
+            end_ns: from_ns + len_ns,
+            max_events: crate::experiment::TRACE_MAX_EVENTS,
+            from_first_wakeup: false,
+        };
+        let mut run = PointRun::with_trace(&point, None, Some(window))?;
+        while !run.chunk()? && run.elapsed_ns() < window.end_ns {}
+        let ncpus = point.topology.ncpus();
+        let output = run.sim.finish();
+        out.push((
+            exp.variants[variant].label.clone(),
+            Trace::of_output(&output, ncpus, len_ns),
+        ));
+    }
+    Ok(out)
 }
 
 /// A knob set differently in the two variants.

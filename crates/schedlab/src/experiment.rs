@@ -194,7 +194,22 @@ pub struct Trace {
 const TRACE_OFFSET_NS: u64 = 1_000_000;
 /// Long enough to see a few hundred wakeups of a ping-pong, short enough to draw.
 const TRACE_LEN_NS: u64 = 200_000;
-const TRACE_MAX_EVENTS: usize = 4_000;
+pub(crate) const TRACE_MAX_EVENTS: usize = 4_000;
+
+impl Trace {
+    /// The traced window of a finished run, `len_ns` long from where it
+    /// opened (or empty, at the run's end, if it never did).
+    pub(crate) fn of_output(out: &RunOutput, ncpus: usize, len_ns: u64) -> Trace {
+        let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
+        Trace {
+            start_ns,
+            end_ns: (start_ns + len_ns).min(out.end_ns.max(start_ns)),
+            ncpus,
+            tasks: out.tasks.iter().map(|t| t.name.clone()).collect(),
+            events: out.trace.clone(),
+        }
+    }
+}
 
 pub use crate::seed::repeat_seed;
 
@@ -450,21 +465,31 @@ pub(crate) struct PointRun<'a> {
 }
 
 impl<'a> PointRun<'a> {
-    /// The point's simulation at its start; `why` keeps decision records.
+    /// The point's simulation at its start, traced if the point is;
+    /// `why` keeps decision records.
     pub(crate) fn new(point: &'a Point, why: Option<WhyFilter>) -> Result<PointRun<'a>> {
+        PointRun::with_trace(point, why, None)
+    }
+
+    /// As `new`, traced over `trace` instead (since the workload's start).
+    pub(crate) fn with_trace(
+        point: &'a Point,
+        why: Option<WhyFilter>,
+        trace: Option<TraceWindow>,
+    ) -> Result<PointRun<'a>> {
         let built = point.workload.build()?;
         let base = SimConfig::new(point.topology.clone(), &point.policy, &built.spec)?;
         let cfg = SimConfig {
             seed: point.seed,
-            start_ns: crate::seed::start_phase(point.seed, base.policy.tunables.tick_ns()),
+            start_ns: start_ns_of(point)?,
             duration_ns: built.duration_ns,
             measure_from_ns: built.measure_from_ns,
-            trace: point.traced.then_some(TraceWindow {
+            trace: trace.or(point.traced.then_some(TraceWindow {
                 start_ns: built.measure_from_ns + TRACE_OFFSET_NS,
                 end_ns: built.measure_from_ns + TRACE_OFFSET_NS + TRACE_LEN_NS,
                 max_events: TRACE_MAX_EVENTS,
                 from_first_wakeup: true,
-            }),
+            })),
             why,
             ..base
         };
@@ -512,6 +537,17 @@ impl<'a> PointRun<'a> {
     }
 }
 
+/// When `point`'s workload starts in its run's own time: a phase within
+/// the first tick drawn from its seed (`seed::start_phase`).
+pub(crate) fn start_ns_of(point: &Point) -> Result<u64> {
+    let tick = point
+        .policy
+        .resolve(point.topology.ncpus())?
+        .tunables
+        .tick_ns();
+    Ok(crate::seed::start_phase(point.seed, tick))
+}
+
 /// Runs `point` in chunks of simulated time until it ends or `progress`
 /// returns false; the simulation and whether it ended.
 pub(crate) fn simulate(
@@ -554,15 +590,8 @@ pub fn run_point(
         wakeup_latency.merge(&t.wakeup_latency);
         wakeup_latency.merge(&t.timer_latency);
     }
-    let start_ns = out.trace_start_ns.unwrap_or(out.end_ns);
     let trace = if point.traced {
-        Trace {
-            start_ns,
-            end_ns: (start_ns + TRACE_LEN_NS).min(out.end_ns.max(start_ns)),
-            ncpus: n,
-            tasks: out.tasks.iter().map(|t| t.name.clone()).collect(),
-            events: out.trace,
-        }
+        Trace::of_output(&out, n, TRACE_LEN_NS)
     } else {
         Trace::default()
     };

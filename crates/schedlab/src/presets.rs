@@ -27,6 +27,10 @@ pub const ALL: &[(&str, &str)] = &[
         include_str!("../../../presets/waweight-hackbench-20.json"),
     ),
     (
+        "waweight-first-pull",
+        include_str!("../../../presets/waweight-first-pull.json"),
+    ),
+    (
         "waweight-tbench",
         include_str!("../../../presets/waweight-tbench.json"),
     ),

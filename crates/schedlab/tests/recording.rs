@@ -4,6 +4,8 @@
 //! group the CPU time it had (it is the input), and that bad input is an
 //! error naming its line or a counted skip, never a panic.
 
+mod common;
+
 use flate2::read::GzDecoder;
 use rand_core::{RngCore, SeedableRng};
 use schedlab::engine::{Sim, SimConfig};
@@ -255,32 +257,22 @@ fn mangled_traces_never_panic() {
 /// makes it; `SCHEDLAB_BLESS=1` rewrites them.
 #[test]
 fn the_docs_check_tables_are_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/trace-replay.md");
-    let mut doc = std::fs::read_to_string(path).unwrap();
     let topo = kvm();
-    let mut stale = Vec::new();
-    for name in FIXTURES {
-        let imp = read(&fixture_text(name), Overheads::of(&topo.costs)).unwrap();
-        let cfg =
-            SimConfig::new(topo.clone(), &PolicySpec::era(Era::V6_12), &imp.workload).unwrap();
-        let out = Sim::new(&cfg).unwrap().run().unwrap();
-        let table = schedlab::recording::figures::compare(
-            &Figures::of_recording(&imp.recording),
-            &Figures::of_run(&out),
-        );
-        let marker = format!("<!-- check {name} -->\n```text\n");
-        let start = doc.find(&marker).unwrap_or_else(|| panic!("no {marker:?}")) + marker.len();
-        let end = start + doc[start..].find("```").unwrap();
-        if doc[start..end] != table {
-            stale.push(name);
-            doc.replace_range(start..end, &table);
-        }
-    }
-    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
-        std::fs::write(path, doc).unwrap();
-    } else {
-        assert!(stale.is_empty(), "stale check tables in docs/trace-replay.md: {stale:?} (SCHEDLAB_BLESS=1 rewrites them)");
-    }
+    let blocks: Vec<(&str, String)> = FIXTURES
+        .iter()
+        .map(|&name| {
+            let imp = read(&fixture_text(name), Overheads::of(&topo.costs)).unwrap();
+            let cfg =
+                SimConfig::new(topo.clone(), &PolicySpec::era(Era::V6_12), &imp.workload).unwrap();
+            let out = Sim::new(&cfg).unwrap().run().unwrap();
+            let table = schedlab::recording::figures::compare(
+                &Figures::of_recording(&imp.recording),
+                &Figures::of_run(&out),
+            );
+            (name, table)
+        })
+        .collect();
+    common::doc_blocks_are_current("docs/trace-replay.md", "check", &blocks);
 }
 
 /// What if: the same recording replayed on bigger machines. Without SMT

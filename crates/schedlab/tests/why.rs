@@ -320,8 +320,6 @@ fn window(from_ns: u64, to_ns: u64, balances: bool) -> WhyFilter {
 /// them; `SCHEDLAB_BLESS=1` rewrites them.
 #[test]
 fn the_docs_samples_are_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/why.md");
-    let mut doc = std::fs::read_to_string(path).unwrap();
     let diverged = |name: &str| {
         let exp = presets::get(name).unwrap();
         schedlab::why_report::divergence(&diverge(&exp, 0, (0, 1), &all()).unwrap())
@@ -375,22 +373,5 @@ fn the_docs_samples_are_current() {
             diverged("waweight-hackbench-20"),
         ),
     ];
-    let mut stale = Vec::new();
-    for (name, text) in blocks {
-        let marker = format!("<!-- why {name} -->\n```text\n");
-        let start = doc.find(&marker).unwrap_or_else(|| panic!("no {marker:?}")) + marker.len();
-        let end = start + doc[start..].find("```").unwrap();
-        if doc[start..end] != text {
-            stale.push(name);
-            doc.replace_range(start..end, &text);
-        }
-    }
-    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
-        std::fs::write(path, doc).unwrap();
-    } else {
-        assert!(
-            stale.is_empty(),
-            "stale samples in docs/why.md: {stale:?} (SCHEDLAB_BLESS=1 rewrites them)"
-        );
-    }
+    common::doc_blocks_are_current("docs/why.md", "why", &blocks);
 }

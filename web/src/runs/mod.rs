@@ -19,6 +19,7 @@ use crate::history::{self, Record};
 use crate::link;
 use crate::results::{Charts, ResultsView};
 use crate::run::{RunResults, RunView};
+use crate::why::{use_why, WhyPanel};
 use runner::use_runner;
 use schedlab::experiment::Experiment;
 use std::rc::Rc;
@@ -96,10 +97,40 @@ pub fn RunsApp() -> Html {
             <>
                 <Charts results={r.clone()} {name} limit={2} />
                 <pre id="results-table" tabindex="0">{ r.table.clone() }</pre>
+                if r.experiment.variants.len() >= 2 {
+                    <EmbedDiverge experiment={r.experiment.clone()} />
+                }
             </>
         }
     } else {
         html! { <ResultsView results={r} {name} baseline={(*baseline).clone()} /> }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct EmbedProps {
+    experiment: Rc<Experiment>,
+}
+
+/// The embed's way to the first divergence: the button and its answer.
+#[function_component]
+fn EmbedDiverge(props: &EmbedProps) -> Html {
+    let why = use_why();
+    let diverge = {
+        let (why, exp) = (why.clone(), props.experiment.clone());
+        Callback::from(move |_| why.diverge(&exp))
+    };
+    let on_mark = {
+        let (why, exp) = (why.clone(), props.experiment.clone());
+        Callback::from(move |click| why.mark(&exp, click))
+    };
+    html! {
+        <>
+            <div class="actions">
+                <button class="secondary" id="diverge" onclick={diverge}>{ "Where A and B part" }</button>
+            </div>
+            <WhyPanel answer={(*why.answer).clone()} {on_mark} />
+        </>
     }
 }
 

@@ -109,6 +109,8 @@ fn on_response(run: UseReducerHandle<RunView>, generation: u64) -> Rc<dyn Fn(usi
         Response::Ready { .. }
         | Response::Probed { .. }
         | Response::Imported { .. }
-        | Response::Reading { .. } => {}
+        | Response::Reading { .. }
+        | Response::Why { .. }
+        | Response::Diverged { .. } => {}
     })
 }

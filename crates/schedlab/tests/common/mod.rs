@@ -7,6 +7,7 @@ use schedlab::topology::{HwCosts, Layout, MachineSpec, Numbering, Shape, Topolog
 use schedlab::workload::program::{Workload, WorkloadSpec};
 
 /// A one-package-per-node machine of the given shape and costs.
+#[allow(dead_code)]
 pub fn machine(nodes: u32, llcs: u32, cores: u32, threads: u32, costs: HwCosts) -> Topology {
     Topology::from_spec(&MachineSpec {
         name: "test".into(),
@@ -65,4 +66,33 @@ pub fn marks(out: &RunOutput, label: &str) -> Vec<u64> {
         .iter()
         .find(|m| m.label == label)
         .map_or(Vec::new(), |m| m.series.iter().map(|&(t, _)| t).collect())
+}
+
+/// A doc's generated blocks, each a ```text fence after `<!-- {kind} NAME -->`,
+/// checked against what the code makes now; `SCHEDLAB_BLESS=1` rewrites them.
+#[allow(dead_code)]
+pub fn doc_blocks_are_current(doc: &str, kind: &str, blocks: &[(&str, String)]) {
+    let path = format!("{}/../../{doc}", env!("CARGO_MANIFEST_DIR"));
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let mut stale = Vec::new();
+    for (name, block) in blocks {
+        let marker = format!("<!-- {kind} {name} -->\n```text\n");
+        let start = text
+            .find(&marker)
+            .unwrap_or_else(|| panic!("no {marker:?} in {doc}"));
+        let start = start + marker.len();
+        let end = start + text[start..].find("```").unwrap();
+        if text[start..end] != *block {
+            stale.push(*name);
+            text.replace_range(start..end, block);
+        }
+    }
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        std::fs::write(&path, text).unwrap();
+    } else {
+        assert!(
+            stale.is_empty(),
+            "stale blocks in {doc}: {stale:?} (SCHEDLAB_BLESS=1 rewrites them)"
+        );
+    }
 }
