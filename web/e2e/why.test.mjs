@@ -41,13 +41,20 @@ test('a wakeup clicked in the timeline shows the decision that placed it', async
   await page.close();
 });
 
-test('Where A and B part shows what schedlab diverge prints, and the timelines there', async () => {
-  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=retune-pipe-test`);
+/** Runs `preset` in the page and asks where A and B part; the report must
+ * be what `schedlab diverge` prints. */
+async function divergeInPage(preset) {
+  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=${preset}`);
   await runToEnd(page);
   await page.click('#diverge');
-  await page.waitForSelector('#divergence', { timeout: 60_000 });
+  await page.waitForSelector('#divergence', { timeout: 120_000 });
   const text = await page.textContent('#divergence');
-  assert.equal(text, cli(['diverge', 'retune-pipe-test']));
+  assert.equal(text, cli(['diverge', preset]));
+  return { page, errors, text };
+}
+
+test('Where A and B part shows what schedlab diverge prints, and the timelines there', async () => {
+  const { page, errors, text } = await divergeInPage('retune-pipe-test');
   assert.match(text, /traces back to the policy difference NODE SD_WAKE_AFFINE: off in A, on in B/);
   const blocks = await page.$$eval('#divergence-timeline .timeline-block', (bs) => bs.map((b) => ({
     label: b.dataset.variantLabel,
@@ -74,12 +81,7 @@ test('the embed asks where A and B part too', async () => {
 });
 
 test('the waweight-first-pull card tells its story: the first wakeup WA_WEIGHT pulls', async () => {
-  const { page, errors } = await openPage(env.browser, `${env.server.url}#preset=waweight-first-pull`);
-  await runToEnd(page);
-  await page.click('#diverge');
-  await page.waitForSelector('#divergence', { timeout: 120_000 });
-  const text = await page.textContent('#divergence');
-  assert.equal(text, cli(['diverge', 'waweight-first-pull']));
+  const { page, errors, text } = await divergeInPage('waweight-first-pull');
   assert.match(text, /traces back to the policy difference WA_WEIGHT: off in A, on in B/);
   assert.match(text, /this_eff_load \(\d+\) <= prev_eff_load \(\d+\): true/);
   await panelShot(page, 'why-first-pull');

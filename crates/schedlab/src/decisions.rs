@@ -379,7 +379,7 @@ impl Comparer<'_> {
 }
 
 /// The same decision point: the same time, kind, task and deciding CPU.
-fn same_point(a: &Decision, b: &Decision) -> bool {
+pub fn same_point(a: &Decision, b: &Decision) -> bool {
     (a.t_ns, a.kind, a.task, a.cpu, a.level) == (b.t_ns, b.kind, b.task, b.cpu, b.level)
 }
 

@@ -2,7 +2,9 @@
 //! indented tree of the kernel functions it went through, each fact on a
 //! line of its own under its function (`schedlab why`, `schedlab diverge`).
 
-use crate::decisions::{Cause, Divergence, Parting, PolicyDifference, Recorded, COUNTER_PARTING};
+use crate::decisions::{
+    same_point, Cause, Divergence, Parting, PolicyDifference, Recorded, COUNTER_PARTING,
+};
 use crate::sched::why::{Decision, DecisionKind, Fact, Outcome, Term};
 use std::fmt::Write;
 
@@ -23,9 +25,15 @@ pub fn headline(d: &Decision, names: &[String]) -> String {
     let what = match (d.kind, d.task) {
         (DecisionKind::Balance, _) => match d.level {
             Some(level) => format!(
-                "{} balance at {level} by CPU {}",
+                "{} balance at {level} by CPU {}{}",
                 d.idle.unwrap_or("?"),
-                d.cpu
+                d.cpu,
+                match d.nohz_by {
+                    Some(ilb) if ilb != d.cpu => {
+                        format!(" (tickless, balanced by the NOHZ idle balancer on CPU {ilb})")
+                    }
+                    _ => String::new(),
+                }
             ),
             None => format!("new-idle balance by CPU {}", d.cpu),
         },
@@ -207,11 +215,6 @@ fn why_differs(p: &Parting, names: &[String]) -> String {
     let _ = writeln!(out, "  B: {}", side(&f.b, f.func_b));
     let _ = writeln!(out, "  traces back to {cause}");
     out
-}
-
-/// The same decision point.
-fn same_point(a: &Decision, b: &Decision) -> bool {
-    (a.t_ns, a.kind, a.task, a.cpu, a.level) == (b.t_ns, b.kind, b.task, b.cpu, b.level)
 }
 
 /// `schedlab diverge`'s text.

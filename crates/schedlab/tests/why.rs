@@ -375,3 +375,47 @@ fn the_docs_samples_are_current() {
     ];
     common::doc_blocks_are_current("docs/why.md", "why", &blocks);
 }
+
+/// Balances the NOHZ idle balancer runs for tickless CPUs say so: 2.6.28's
+/// owner (retune-pipe-test) and 4.15's kicked CPU (waweight-first-pull)
+/// balance other CPUs' domains as idle balances of those CPUs.
+#[test]
+fn nohz_balances_name_the_idle_balancer() {
+    for (name, variant) in [("retune-pipe-test", 1), ("waweight-first-pull", 1)] {
+        let exp = presets::get(name).unwrap();
+        let r = record(
+            &exp,
+            RunChoice {
+                x: 0,
+                variant,
+                repeat: 0,
+            },
+            WhyFilter {
+                wakeups: false,
+                forks: false,
+                to_ns: 200_000_000,
+                limit: 100_000,
+                ..WhyFilter::default()
+            },
+        )
+        .unwrap();
+        let nohz: Vec<_> = r
+            .decisions
+            .iter()
+            .filter(|d| d.nohz_by.is_some_and(|ilb| ilb != d.cpu))
+            .collect();
+        assert!(
+            !nohz.is_empty(),
+            "{name}: no NOHZ balance in {} records",
+            r.decisions.len()
+        );
+        for d in &nohz {
+            assert_eq!(d.idle, Some("idle"), "{name}: {d:?}");
+        }
+        let text = schedlab::why_report::headline(nohz[0], &r.task_names);
+        assert!(
+            text.contains("balanced by the NOHZ idle balancer on CPU"),
+            "{text}"
+        );
+    }
+}

@@ -22,6 +22,7 @@
 
 use super::balance::{idle_next_balance, rebalance_domains};
 use super::env::SchedEnv;
+use super::why;
 use crate::counters::Counter;
 use crate::policy::{NohzBalancer, TickStop};
 
@@ -202,6 +203,14 @@ pub fn owner_tick_balance(env: &mut impl SchedEnv, cpu: usize) -> u64 {
 /// kicked CPU (which also balances itself here, last). Returns the time it
 /// took; the caller charges it to `ilb`.
 pub fn idle_balance_others(env: &mut impl SchedEnv, ilb: usize) -> u64 {
+    why::nohz_balancer(env, Some(ilb));
+    let cost = balance_for_tickless(env, ilb);
+    why::nohz_balancer(env, None);
+    cost
+}
+
+/// `idle_balance_others`' walk.
+fn balance_for_tickless(env: &mut impl SchedEnv, ilb: usize) -> u64 {
     let rules = env.policy().era.rules();
     let mask = env.state().nohz.idle_cpus;
     let mut cost = 0;

@@ -180,6 +180,13 @@ fn wake_affine(
             t.step(2, "wake_affine_idle");
             t.cpu(this, idle_word(env, this));
             t.cpu(prev, idle_word(env, prev));
+            if rules.wake_affine_idle == WakeAffineIdle::AlsoIdlePrev {
+                t.note(if shares_cache(env, this, prev) {
+                    "cpus_share_cache(this_cpu, prev_cpu)"
+                } else {
+                    "this_cpu and prev_cpu share no cache"
+                });
+            }
             t.cmp(
                 ("this_rq()->nr_running", env.rq(this).nr_running as i64),
                 Op::Eq,

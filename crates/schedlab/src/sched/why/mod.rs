@@ -4,8 +4,10 @@
 //! refused, and the outcome.
 //!
 //! Off unless asked for: the environment hands out a [`Trail`] only when a
-//! run records decisions (`SchedEnv::why`), and every note is a closure that
-//! runs only then, so a run without one pays a test of an `Option`. A
+//! run records decisions (`SchedEnv::why`), and every note is a closure run
+//! only then, out of line. The engine's own environment never hands one
+//! out (a run that records goes through a wrapper, `engine::sched_env`),
+//! so in the code a normal run executes every note compiles away. A
 //! decision's steps are flat, each with its depth in the era's call tree,
 //! so an early return anywhere leaves a well-formed record.
 
@@ -19,8 +21,7 @@ pub use record::{
 use crate::counters::IdleType;
 use crate::sched::env::SchedEnv;
 
-/// Runs `f` on the trail if the run keeps records. The test is all a run
-/// without one pays: the work is out of line, in a cold function.
+/// Runs `f` on the trail if the run keeps records, out of line.
 #[inline(always)]
 fn with_trail(env: &impl SchedEnv, f: impl FnOnce(&mut Trail)) {
     if let Some(cell) = env.why() {
@@ -75,6 +76,13 @@ pub(crate) fn begin_balance(env: &impl SchedEnv, idle: IdleType, cpu: usize, lev
         let (idle, level) = (Some(idle), Some(level));
         t.begin(env.now(), DecisionKind::Balance, idle, cpu, level, None);
     });
+}
+
+/// The NOHZ idle balancer `ilb` starts (Some) or ends (None) balancing
+/// for the tickless CPUs: the balances between are marked as its.
+#[inline(always)]
+pub(crate) fn nohz_balancer(env: &impl SchedEnv, ilb: Option<usize>) {
+    with_trail(env, |t| t.nohz_balancer(ilb));
 }
 
 /// Closes the open balance record: the busiest CPU, and the tasks its

@@ -62,6 +62,10 @@ pub struct Decision {
     /// A balance's domain level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<&'static str>,
+    /// A balance run for this tickless CPU by the NOHZ idle balancer, this
+    /// CPU (2.6.28's owner, 4.15+'s kicked CPU).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nohz_by: Option<usize>,
     /// The task placed; None for a balance.
     pub task: Option<usize>,
     pub steps: Vec<Step>,
@@ -201,6 +205,8 @@ pub struct Trail {
     filter: WhyFilter,
     /// The tasks whose names the filter names, as they start.
     tasks: Vec<usize>,
+    /// The NOHZ idle balancer at work, if one is (`Decision::nohz_by`).
+    nohz_by: Option<usize>,
     open: Vec<Open>,
     done: Vec<Decision>,
     kept: usize,
@@ -249,6 +255,7 @@ impl Trail {
             idle: idle.map(IdleType::name),
             cpu,
             level,
+            nohz_by: self.nohz_by.filter(|_| balance),
             task,
             steps: Vec::new(),
             outcome: Outcome::Unfinished,
@@ -333,6 +340,12 @@ impl Trail {
             moved,
             active,
         });
+    }
+
+    /// The NOHZ idle balancer `ilb` starts (Some) or ends (None) its work
+    /// for the tickless CPUs.
+    pub(super) fn nohz_balancer(&mut self, ilb: Option<usize>) {
+        self.nohz_by = ilb;
     }
 
     /// Whether the innermost open decision is being recorded.
