@@ -1,6 +1,10 @@
 //! Channels: pipes, AF_UNIX and loopback TCP/UDP sockets as buffers that
 //! block readers when empty and writers when full, with each kind's
 //! capacity, which writers a read wakes, and TCP's acknowledgements.
+//!
+//! A channel's fields are private to this file: `transfer.rs` (the read
+//! and write instructions, their costs and wakeups) and `wake.rs` (wait
+//! lists, piggybacked ACKs) change it only through the transitions below.
 
 use super::pipe::{round_pipe_size, PipePages};
 use crate::policy::PipeWriterWake;
@@ -14,44 +18,71 @@ pub(super) const LOOPBACK_MSS: u64 = 65_484;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Channel {
-    pub(super) kind: ChannelKind,
-    pub(super) sendfile: bool,
-    pub(super) capacity: u64,
+    kind: ChannelKind,
+    sendfile: bool,
+    capacity: u64,
     /// Bytes written or being written and not yet read.
-    pub(super) used: u64,
+    used: u64,
     /// Bytes a reader can take now.
-    pub(super) readable: u64,
+    readable: u64,
     /// TCP: of `used`, bytes read whose ACK has not been sent (the sender
     /// still holds them, and their window space, until it is).
-    pub(super) unacked: u64,
+    unacked: u64,
     /// TCP: the receiver's estimate of the sender's segment size
     /// (icsk_ack.rcv_mss): TCP_MSS_DEFAULT at first, then the largest
     /// segment received, at most the loopback's MSS.
-    pub(super) rcv_mss: u64,
+    rcv_mss: u64,
     /// The tasks that last wrote and last read it: a TCP channel and one
     /// going back between the same two tasks are taken as the two
     /// directions of one connection, whose data segments carry each
     /// other's ACKs.
-    pub(super) last_writer_task: Option<usize>,
-    pub(super) last_reader_task: Option<usize>,
+    last_writer_task: Option<usize>,
+    last_reader_task: Option<usize>,
     /// The CPUs that last wrote and last read it: where a read's data and
     /// a write's shared state come from (`cost::read_transfer`,
     /// `write_transfer`).
-    pub(super) last_writer_cpu: Option<usize>,
-    pub(super) last_reader_cpu: Option<usize>,
+    last_writer_cpu: Option<usize>,
+    last_reader_cpu: Option<usize>,
     /// The LLCs of its last writer and last reader: its buffered bytes
     /// (`used`) occupy both (the writer's copy puts them in the one, the
     /// reader's copy pulls them into the other).
-    pub(super) writer_llc: Option<usize>,
-    pub(super) reader_llc: Option<usize>,
+    writer_llc: Option<usize>,
+    reader_llc: Option<usize>,
     /// What it adds to `Sim::llc_buf_bytes` now: bytes, and the LLCs.
-    pub(super) charged: (u64, [Option<usize>; 2]),
-    pub readers: Vec<usize>,
-    pub writers: Vec<usize>,
+    charged: (u64, [Option<usize>; 2]),
+    readers: Vec<usize>,
+    writers: Vec<usize>,
     /// Traffic in the measured part of the run.
-    pub stats: ChannelStats,
+    stats: ChannelStats,
     /// A pipe's page slots (None for sockets).
-    pub(super) pipe: Option<PipePages>,
+    pipe: Option<PipePages>,
+}
+
+/// What a write finds in the channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Room {
+    /// The bytes are queued.
+    Queued,
+    /// A datagram that did not fit, dropped (the sender unaware).
+    Dropped,
+    /// No room, but the TCP reader has read everything and held an ACK
+    /// that makes room: its delayed-ACK timer sent it (taken at once).
+    AckedLate,
+    /// No room: the writer waits.
+    Full,
+}
+
+/// What a read took.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Taken {
+    pub bytes: u64,
+    /// TCP: the bytes an ACK sent now acknowledges (tcp_cleanup_rbuf).
+    pub ack: Option<u64>,
+    /// Which blocked writers the room it made wakes (not TCP: its room
+    /// comes back by ACK).
+    pub woken: WakeWriters,
+    /// The CPU that last wrote it: where the data comes from.
+    pub writer_cpu: Option<usize>,
 }
 
 /// Which blocked writers a read wakes.
@@ -76,6 +107,202 @@ pub struct ChannelStats {
 }
 
 impl Channel {
+    pub fn kind(&self) -> ChannelKind {
+        self.kind
+    }
+
+    /// Written by sendfile: no copy from user memory.
+    pub fn sendfile(&self) -> bool {
+        self.sendfile
+    }
+
+    pub fn is_pipe(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    /// A pipe with every page slot taken.
+    pub fn pipe_full(&self) -> bool {
+        self.pipe.as_ref().is_some_and(|p| p.full())
+    }
+
+    pub fn stats(&self) -> ChannelStats {
+        self.stats
+    }
+
+    pub fn last_reader_cpu(&self) -> Option<usize> {
+        self.last_reader_cpu
+    }
+
+    pub fn last_reader_task(&self) -> Option<usize> {
+        self.last_reader_task
+    }
+
+    pub fn readers(&self) -> &[usize] {
+        &self.readers
+    }
+
+    pub fn writers(&self) -> &[usize] {
+        &self.writers
+    }
+
+    /// A write of `bytes` by a task on `llc`.
+    pub fn write(&mut self, bytes: u64, llc: usize, measuring: bool) -> Room {
+        let fits = self.fits(bytes);
+        if fits || self.kind == ChannelKind::Udp {
+            self.writer_llc = Some(llc);
+            if fits {
+                self.used += bytes;
+                if let Some(p) = &mut self.pipe {
+                    p.write(bytes);
+                }
+                return Room::Queued;
+            }
+            if measuring {
+                self.stats.bytes_dropped += bytes;
+            }
+            Room::Dropped
+        } else if self.kind == ChannelKind::Tcp && self.readable == 0 && self.unacked > 0 {
+            self.used -= std::mem::take(&mut self.unacked);
+            Room::AckedLate
+        } else {
+            Room::Full
+        }
+    }
+
+    /// A read of up to `bytes` by `task` on `cpu` (in `llc`); None if
+    /// nothing is readable.
+    pub fn read(
+        &mut self,
+        bytes: u64,
+        task: usize,
+        cpu: usize,
+        llc: usize,
+        measuring: bool,
+        rule: PipeWriterWake,
+    ) -> Option<Taken> {
+        if self.readable == 0 {
+            return None;
+        }
+        let take = self.readable.min(bytes);
+        self.readable -= take;
+        let mut woken = WakeWriters::None;
+        let ack = if self.kind == ChannelKind::Tcp {
+            self.unacked += take;
+            self.time_to_ack()
+                .then(|| std::mem::take(&mut self.unacked))
+        } else {
+            woken = self.drain(take, rule);
+            None
+        };
+        self.reader_llc = Some(llc);
+        self.last_reader_task = Some(task);
+        self.last_reader_cpu = Some(cpu);
+        if measuring {
+            self.stats.bytes_read += take;
+        }
+        Some(Taken {
+            bytes: take,
+            ack,
+            woken,
+            writer_cpu: self.last_writer_cpu,
+        })
+    }
+
+    /// A write's data arrives for readers (written by `task` on `cpu`).
+    pub fn deposit(&mut self, bytes: u64, task: usize, cpu: usize, measuring: bool) {
+        self.readable += bytes;
+        if measuring {
+            self.stats.bytes_written += bytes;
+        }
+        self.last_writer_cpu = Some(cpu);
+        self.last_writer_task = Some(task);
+    }
+
+    /// TCP: a segment of `bytes` arrived; the receiver's MSS estimate
+    /// grows to the largest seen.
+    pub fn segment_received(&mut self, bytes: u64) {
+        if self.kind == ChannelKind::Tcp && bytes >= self.rcv_mss {
+            self.rcv_mss = bytes.min(LOOPBACK_MSS);
+        }
+    }
+
+    /// TCP: an ACK for `bytes` reached the sender, freeing their room.
+    pub fn acked(&mut self, bytes: u64) {
+        self.used -= bytes;
+    }
+
+    /// TCP: whether this is the other direction of `reader`'s connection
+    /// to `peer` (last written by `peer`, last read by `reader`).
+    pub fn is_way_back(&self, peer: Option<usize>, reader: usize) -> bool {
+        self.last_writer_task == peer && self.last_reader_task == Some(reader)
+    }
+
+    /// TCP: everything read is acknowledged at once (an ACK carried by
+    /// data going the other way).
+    pub fn ack_read(&mut self) {
+        self.used -= std::mem::take(&mut self.unacked);
+    }
+
+    /// `task` blocks reading (`measuring`: counted in the stats).
+    pub fn queue_reader(&mut self, task: usize, measuring: bool) {
+        if measuring {
+            self.stats.reader_blocks += 1;
+        }
+        self.readers.push(task);
+    }
+
+    /// `task` blocks writing.
+    pub fn queue_writer(&mut self, task: usize, measuring: bool) {
+        if measuring {
+            self.stats.writer_blocks += 1;
+        }
+        self.writers.push(task);
+    }
+
+    /// Every blocked reader, off the list; hand the list back with
+    /// [`Self::return_readers`] so waking allocates nothing.
+    pub fn take_readers(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.readers)
+    }
+
+    pub fn return_readers(&mut self, spare: Vec<usize>) {
+        reuse_list(&mut self.readers, spare);
+    }
+
+    /// Every blocked writer, off the list (see [`Self::take_readers`]).
+    pub fn take_writers(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.writers)
+    }
+
+    pub fn return_writers(&mut self, spare: Vec<usize>) {
+        reuse_list(&mut self.writers, spare);
+    }
+
+    /// Its buffered bytes or its reader's or writer's LLC changed: what it
+    /// adds to each LLC's buffered bytes (`llc_buf_bytes`) follows.
+    pub fn recharge_llcs(&mut self, llc_buf_bytes: &mut [u64]) {
+        let (old, old_llcs) = self.charged;
+        let llcs = [
+            self.writer_llc,
+            self.reader_llc.filter(|&r| Some(r) != self.writer_llc),
+        ];
+        if llcs == old_llcs {
+            // The usual case: only the bytes changed.
+            for l in llcs.into_iter().flatten() {
+                llc_buf_bytes[l] = llc_buf_bytes[l] - old + self.used;
+            }
+            self.charged.0 = self.used;
+            return;
+        }
+        for l in old_llcs.into_iter().flatten() {
+            llc_buf_bytes[l] -= old;
+        }
+        for l in llcs.into_iter().flatten() {
+            llc_buf_bytes[l] += self.used;
+        }
+        self.charged = (self.used, llcs);
+    }
+
     /// After a TCP read (its bytes already in `unacked`): whether
     /// tcp_cleanup_rbuf sends an ACK now. Either more than one segment
     /// (`rcv_mss`) arrived since the last ACK, read or still queued (the
@@ -84,7 +311,7 @@ impl Channel {
     /// The empty-queue rule for small pushed segments of a one-way stream
     /// is left out: a request/response connection's replies carry its
     /// ACKs (not modelled as such: those ACKs cost nothing here).
-    pub(super) fn time_to_ack(&self) -> bool {
+    fn time_to_ack(&self) -> bool {
         if self.unacked == 0 {
             return false;
         }
@@ -110,7 +337,7 @@ impl Channel {
     /// AF_UNIX socket's once unix_writable holds (a quarter of the send
     /// buffer queued at most; unix_write_space, 2.6.27 to 6.12 alike), a
     /// pipe's by the era's rule, every one for UDP.
-    pub(super) fn drain(&mut self, take: u64, rule: PipeWriterWake) -> WakeWriters {
+    fn drain(&mut self, take: u64, rule: PipeWriterWake) -> WakeWriters {
         self.used -= take;
         let wake = |yes: bool, who: WakeWriters| if yes { who } else { WakeWriters::None };
         match (&mut self.pipe, self.kind) {
@@ -134,7 +361,7 @@ impl Channel {
     }
 
     /// Whether `bytes` can be queued now: by bytes, and a pipe by its slots.
-    pub(super) fn fits(&self, bytes: u64) -> bool {
+    fn fits(&self, bytes: u64) -> bool {
         self.capacity - self.used >= bytes && self.pipe.as_ref().is_none_or(|p| p.fits(bytes))
     }
 
@@ -165,9 +392,92 @@ impl Channel {
 
 /// Gives a wait list the allocation of the list it was taken from, emptied,
 /// unless it gained waiters meanwhile: a wakeup then allocates nothing.
-pub(super) fn reuse_list(list: &mut Vec<usize>, mut spare: Vec<usize>) {
+fn reuse_list(list: &mut Vec<usize>, mut spare: Vec<usize>) {
     if list.is_empty() {
         spare.clear();
         *list = spare;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel(kind: ChannelKind, capacity: u64) -> Channel {
+        Channel::new(&ChannelSpec {
+            kind,
+            capacity,
+            sendfile: false,
+        })
+    }
+
+    #[test]
+    fn a_datagram_that_does_not_fit_is_dropped_and_counted() {
+        let mut ch = channel(ChannelKind::Udp, 100);
+        assert_eq!(ch.write(80, 0, true), Room::Queued);
+        assert_eq!(ch.write(80, 0, true), Room::Dropped);
+        assert_eq!(ch.stats().bytes_dropped, 80);
+        ch.check_bytes().unwrap();
+    }
+
+    /// tcp_cleanup_rbuf: a read of one small segment owes its ACK; the
+    /// writer that then finds no room takes the held ACK (the delayed-ACK
+    /// timer's), and a reply on the way back carries it instead.
+    #[test]
+    fn tcp_room_comes_back_only_by_ack() {
+        let rule = PipeWriterWake::PageFreed;
+        let mut ch = channel(ChannelKind::Tcp, 1000);
+        assert_eq!(ch.write(100, 0, false), Room::Queued);
+        ch.deposit(100, 7, 0, false);
+        let taken = ch.read(100, 8, 1, 1, false, rule).unwrap();
+        assert_eq!(
+            (taken.bytes, taken.ack, taken.writer_cpu),
+            (100, None, Some(0))
+        );
+        assert_eq!(taken.woken, WakeWriters::None);
+        assert!(
+            ch.read(1, 8, 1, 1, false, rule).is_none(),
+            "nothing readable"
+        );
+        assert_eq!(ch.write(901, 0, false), Room::AckedLate);
+        assert_eq!(ch.write(901, 0, false), Room::Queued);
+        // A read of more than one segment (rcv_mss, 536 at first) sends
+        // its ACK at once.
+        ch.deposit(901, 7, 0, false);
+        let taken = ch.read(901, 8, 1, 1, false, rule).unwrap();
+        assert_eq!(taken.ack, Some(901));
+        assert!(ch.is_way_back(Some(7), 8));
+        assert!(!ch.is_way_back(Some(8), 7));
+        ch.check_bytes().unwrap();
+    }
+
+    #[test]
+    fn a_full_pipe_blocks_its_writer_until_a_read_frees_a_page() {
+        let rule = PipeWriterWake::PageFreed;
+        let mut ch = channel(ChannelKind::Pipe, 4096);
+        assert_eq!(ch.write(4096, 0, false), Room::Queued);
+        assert!(ch.pipe_full());
+        assert_eq!(ch.write(1, 0, false), Room::Full);
+        ch.queue_writer(3, true);
+        assert_eq!(ch.stats().writer_blocks, 1);
+        ch.deposit(4096, 2, 0, true);
+        let taken = ch.read(4096, 4, 1, 0, true, rule).unwrap();
+        assert_eq!(taken.woken, WakeWriters::All);
+        assert_eq!(ch.take_writers(), vec![3]);
+        ch.check_bytes().unwrap();
+    }
+
+    #[test]
+    fn buffered_bytes_are_charged_to_the_writer_and_reader_llcs() {
+        let rule = PipeWriterWake::PageFreed;
+        let mut llc = [0u64; 2];
+        let mut ch = channel(ChannelKind::Unix, 1000);
+        ch.write(300, 0, false);
+        ch.recharge_llcs(&mut llc);
+        assert_eq!(llc, [300, 0]);
+        ch.deposit(300, 0, 0, false);
+        ch.read(100, 1, 1, 1, false, rule).unwrap();
+        ch.recharge_llcs(&mut llc);
+        assert_eq!(llc, [200, 200], "both LLCs hold what is still queued");
     }
 }

@@ -24,14 +24,13 @@
 
 use super::cpu::SegKind;
 use super::interp::Flow;
-use super::sync::Spin;
+use super::sync::{Arrival, Line, Spin};
 use super::task::{Pending, TaskState, Wait};
 use super::Sim;
 use crate::cost::{CostModel, WORK_SCALE};
 use crate::counters::Counter;
 use crate::topology::Topology;
 use rand_core::RngCore;
-use std::collections::VecDeque;
 
 impl Sim {
     pub(super) fn note_futex_wait(&mut self) {
@@ -44,22 +43,16 @@ impl Sim {
 
     /// `lock`: takes the mutex if free, else futex-waits for it.
     pub(super) fn lock(&mut self, cpu: usize, task: usize, m: usize) {
-        if self.sync.mutexes[m].owner.is_none() {
-            self.sync.mutexes[m].owner = Some(task);
-            let cost = atomic_on(
-                &self.cost,
-                &self.topo,
-                &mut self.sync.mutexes[m].last_cpu,
-                cpu,
-            );
+        if self.sync.mutexes[m].try_take(task) {
+            let cost = atomic_on(&self.cost, &self.topo, &mut self.sync.mutexes[m].line, cpu);
             // Back from a futex wait that found the value changed, or in
             // user space all along.
-            let kind = if std::mem::take(&mut self.tasks[task].in_syscall) {
+            let kind = if std::mem::take(&mut self.tasks[task].prog.in_syscall) {
                 SegKind::Kernel
             } else {
                 SegKind::User
             };
-            self.tasks[task].pc += 1;
+            self.tasks[task].prog.pc += 1;
             self.start_segment(cpu, kind, cost, Pending::None);
         } else {
             self.wait_or_enter(cpu, task, Wait::Lock(m));
@@ -74,20 +67,20 @@ impl Sim {
     /// time is user time on the CPU, counted in `spin.ns`.
     pub(super) fn spin_lock(&mut self, cpu: usize, task: usize, m: usize, spin: Spin) {
         let t = &self.tasks[task];
-        if self.sync.mutexes[m].owner.is_none() {
-            if t.spins > 0 {
+        if self.sync.mutexes[m].is_free() {
+            if t.prog.spins > 0 {
                 self.counters.count(Counter::SpinAcquired);
             }
-            self.tasks[task].spins = 0;
+            self.tasks[task].prog.spins = 0;
             self.lock(cpu, task, m);
-        } else if !t.in_syscall && t.spins < spin.rounds {
-            self.tasks[task].spins += 1;
+        } else if !t.prog.in_syscall && t.prog.spins < spin.rounds {
+            self.tasks[task].prog.spins += 1;
             // The MySQL manual: an integer from 0 up to but not including
             // innodb_spin_wait_delay, times the pause multiplier.
             let units = if spin.max_delay == 0 {
                 0
             } else {
-                self.tasks[task].rng.next_u64() % spin.max_delay
+                self.tasks[task].prog.rng.next_u64() % spin.max_delay
             };
             // At least the look at the lock word: a load from L1.
             let ns = self.cost.pauses(units * spin.pauses_per_delay).max(1);
@@ -95,24 +88,19 @@ impl Sim {
             self.counters.add(Counter::SpinNs, ns);
             self.start_segment(cpu, SegKind::User, ns, Pending::None);
         } else {
-            if !t.in_syscall {
+            if !t.prog.in_syscall {
                 self.counters.count(Counter::SpinSlept);
             }
-            self.tasks[task].wake_all = spin.wake_all;
+            self.tasks[task].prog.wake_all = spin.wake_all;
             self.wait_or_enter(cpu, task, Wait::Lock(m));
         }
     }
 
     /// `unlock`: releases the mutex; a futex wake if anyone waits.
     pub(super) fn unlock(&mut self, cpu: usize, m: usize) {
-        self.sync.mutexes[m].owner = None;
-        let cost = atomic_on(
-            &self.cost,
-            &self.topo,
-            &mut self.sync.mutexes[m].last_cpu,
-            cpu,
-        );
-        if self.sync.mutexes[m].waiters.is_empty() {
+        let waiters = self.sync.mutexes[m].release();
+        let cost = atomic_on(&self.cost, &self.topo, &mut self.sync.mutexes[m].line, cpu);
+        if !waiters {
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
             self.note_futex_wake();
@@ -124,43 +112,26 @@ impl Sim {
     /// The waiters an unlock's futex wake takes: the oldest; if it sleeps
     /// in a `spin_lock` with `wake_all` (InnoDB's event), every such sleeper.
     pub(super) fn pop_mutex_waiters(&mut self, m: usize) -> Vec<usize> {
-        let Some(first) = self.sync.mutexes[m].waiters.pop_front() else {
-            return Vec::new();
-        };
-        let mut woken = vec![first];
-        if self.tasks[first].wake_all {
-            let tasks = &self.tasks;
-            let (all, rest): (VecDeque<usize>, VecDeque<usize>) = self.sync.mutexes[m]
-                .waiters
-                .iter()
-                .partition(|&&w| tasks[w].wake_all);
-            self.sync.mutexes[m].waiters = rest;
-            woken.extend(all);
-        }
-        woken
+        let tasks = &self.tasks;
+        self.sync.mutexes[m].take_waiters(|w| tasks[w].prog.wake_all)
     }
 
     /// `cond_wait`: registers on the condition variable, releases the
     /// mutex (waking one of its waiters), and futex-waits.
     pub(super) fn cond_wait(&mut self, cpu: usize, task: usize, cond: usize, mutex: usize) {
-        debug_assert_eq!(self.sync.mutexes[mutex].owner, Some(task));
-        self.sync.conds[cond].waiters.push_back(task);
-        self.tasks[task].released = false;
-        let mut cost = atomic_on(
-            &self.cost,
-            &self.topo,
-            &mut self.sync.conds[cond].last_cpu,
-            cpu,
-        );
-        self.sync.mutexes[mutex].owner = None;
+        debug_assert_eq!(self.sync.mutexes[mutex].owner(), Some(task));
+        self.sync.conds[cond].queue(task);
+        self.tasks[task].prog.released = false;
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut self.sync.conds[cond].line, cpu);
+        let waiters = self.sync.mutexes[mutex].release();
         cost += atomic_on(
             &self.cost,
             &self.topo,
-            &mut self.sync.mutexes[mutex].last_cpu,
+            &mut self.sync.mutexes[mutex].line,
             cpu,
         );
         let wait = Wait::Cond(cond);
-        let pending = if self.sync.mutexes[mutex].waiters.is_empty() {
+        let pending = if !waiters {
             Pending::Park(wait)
         } else {
             self.note_futex_wake();
@@ -175,13 +146,8 @@ impl Sim {
     /// `signal` / `broadcast`: an atomic if nobody waits (the signal is
     /// lost), else a futex wake.
     pub(super) fn signal(&mut self, cpu: usize, cond: usize, all: bool) {
-        let cost = atomic_on(
-            &self.cost,
-            &self.topo,
-            &mut self.sync.conds[cond].last_cpu,
-            cpu,
-        );
-        if self.sync.conds[cond].waiters.is_empty() {
+        let cost = atomic_on(&self.cost, &self.topo, &mut self.sync.conds[cond].line, cpu);
+        if !self.sync.conds[cond].has_waiters() {
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
             self.note_futex_wake();
@@ -193,12 +159,7 @@ impl Sim {
     /// The waiters a signal (one) or broadcast (all) takes: those asleep
     /// are returned to be woken; those still entering are marked released.
     pub(super) fn take_cond_waiters(&mut self, cond: usize, all: bool) -> Vec<usize> {
-        let n = if all {
-            self.sync.conds[cond].waiters.len()
-        } else {
-            1.min(self.sync.conds[cond].waiters.len())
-        };
-        let taken: Vec<usize> = self.sync.conds[cond].waiters.drain(..n).collect();
+        let taken = self.sync.conds[cond].take_waiters(all);
         self.asleep_or_released(taken, Wait::Cond(cond))
     }
 
@@ -208,7 +169,7 @@ impl Sim {
             if self.tasks[t].state == TaskState::Blocked(wait) {
                 asleep.push(t);
             } else {
-                self.tasks[t].released = true;
+                self.tasks[t].prog.released = true;
             }
         }
         asleep
@@ -216,33 +177,28 @@ impl Sim {
 
     /// `barrier`: the last of its users to arrive releases the others.
     pub(super) fn barrier(&mut self, cpu: usize, task: usize, b: usize) {
-        let mut cost = atomic_on(
-            &self.cost,
-            &self.topo,
-            &mut self.sync.barriers[b].last_cpu,
-            cpu,
-        );
         let br = &mut self.sync.barriers[b];
-        if br.waiting.len() + 1 >= br.users {
-            let waiters = std::mem::take(&mut br.waiting);
-            if waiters.is_empty() {
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut br.line, cpu);
+        match br.arrive(task) {
+            Arrival::Releases { anyone: false } => {
                 self.start_segment(cpu, SegKind::User, cost, Pending::None);
-                return;
             }
-            br.releasing.extend(waiters);
-            self.note_futex_wake();
-            cost += self.cost.syscall();
-            self.start_segment(cpu, SegKind::Kernel, cost, Pending::ReleaseBarrier(b));
-        } else {
-            br.waiting.push(task);
-            self.tasks[task].released = false;
-            cost += self.cost.syscall();
-            self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Barrier(b)));
+            Arrival::Releases { anyone: true } => {
+                self.note_futex_wake();
+                cost += self.cost.syscall();
+                self.start_segment(cpu, SegKind::Kernel, cost, Pending::ReleaseBarrier(b));
+            }
+            Arrival::Waits => {
+                self.tasks[task].prog.released = false;
+                cost += self.cost.syscall();
+                let pending = Pending::Park(Wait::Barrier(b));
+                self.start_segment(cpu, SegKind::Kernel, cost, pending);
+            }
         }
     }
 
     pub(super) fn take_barrier_waiters(&mut self, b: usize) -> Vec<usize> {
-        let taken = std::mem::take(&mut self.sync.barriers[b].releasing);
+        let taken = self.sync.barriers[b].take_released();
         self.asleep_or_released(taken, Wait::Barrier(b))
     }
 
@@ -259,14 +215,14 @@ impl Sim {
         free: bool,
     ) -> Flow {
         let sem = &mut self.sync.sems[s];
-        let cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
-        match (sem.waiters.is_empty(), free) {
+        let cost = atomic_on(&self.cost, &self.topo, &mut sem.line, cpu);
+        match (!sem.has_waiters(), free) {
             (true, true) => {
-                sem.count += 1;
+                sem.count_up();
                 return Flow::Next;
             }
             (true, false) => {
-                sem.count += 1;
+                sem.count_up();
                 self.start_segment(cpu, SegKind::User, cost, Pending::None);
             }
             (false, true) => {
@@ -292,7 +248,7 @@ impl Sim {
 
     /// The waiter a post takes, if asleep (else it is marked released).
     pub(super) fn take_sem_waiter(&mut self, s: usize) -> Vec<usize> {
-        let taken: Vec<usize> = self.sync.sems[s].waiters.pop_front().into_iter().collect();
+        let taken: Vec<usize> = self.sync.sems[s].take_waiter().into_iter().collect();
         self.asleep_or_released(taken, Wait::Sem(s))
     }
 
@@ -300,16 +256,14 @@ impl Sim {
     /// (`free`: at no cost, see `sem_post`).
     pub(super) fn sem_wait(&mut self, cpu: usize, task: usize, s: usize, free: bool) -> Flow {
         let sem = &mut self.sync.sems[s];
-        let mut cost = atomic_on(&self.cost, &self.topo, &mut sem.last_cpu, cpu);
-        if sem.count > 0 {
-            sem.count -= 1;
+        let mut cost = atomic_on(&self.cost, &self.topo, &mut sem.line, cpu);
+        if sem.take_or_queue(task) {
             if free {
                 return Flow::Next;
             }
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
-            sem.waiters.push_back(task);
-            self.tasks[task].released = false;
+            self.tasks[task].prog.released = false;
             if free {
                 self.block(cpu, task, Wait::Sem(s));
             } else {
@@ -331,15 +285,13 @@ impl Sim {
             + self.occupancy.llc_buf_bytes[llc] as u128
             + buffer as u128;
         let share = self.cost.llc_overflow(held);
-        self.tasks[task].mem_share = Some(share);
+        self.tasks[task].prog.mem_share = Some(share);
         self.start_work(cpu, SegKind::User, ns * WORK_SCALE, share, Pending::MemDone);
     }
 }
 
-/// An atomic on a line last written by `last` (which becomes `cpu`): a
-/// function of the fields it needs, so callers pass an object's `last_cpu`
-/// in place.
-fn atomic_on(cost: &CostModel, topo: &Topology, last: &mut Option<usize>, cpu: usize) -> u64 {
-    let from = last.replace(cpu);
-    cost.atomic(topo, from, cpu)
+/// An atomic by `cpu` on an object's line: a function of the fields it
+/// needs, so callers pass the object's line in place.
+fn atomic_on(cost: &CostModel, topo: &Topology, line: &mut Line, cpu: usize) -> u64 {
+    cost.atomic(topo, line.write(cpu), cpu)
 }

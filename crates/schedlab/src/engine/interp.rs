@@ -5,7 +5,7 @@
 
 use super::cpu::SegKind;
 use super::stats::LatencyHist;
-use super::task::{Pending, Task, TaskState, Wait};
+use super::task::{Pending, ProgramState, Task, TaskState, Wait};
 use super::{Event, Sim};
 use crate::counters::{Counter, Reason};
 use crate::cpuset::CpuSet;
@@ -58,9 +58,31 @@ impl Sim {
         self.affinity.push(affinity);
         self.tasks.push(Task {
             name: t.name.clone(),
-            template: tpl,
-            pc: 0,
-            loops: Vec::new(),
+            prog: ProgramState {
+                template: tpl,
+                pc: 0,
+                loops: Vec::new(),
+                last_marks: vec![u64::MAX; self.workload.labels.len()],
+                timers: vec![None; t.timer_slots],
+                started_ns: self.now,
+                activation_ns: self.now,
+                in_timer: false,
+                timer_gen: 0,
+                runtime_until: None,
+                mem_share: None,
+                last_read: 0,
+                lap_from_ns: self.now,
+                read_blocked: false,
+                log_records: vec![0; self.workload.logs.len()],
+                log_writing: 0,
+                spins: 0,
+                wake_all: false,
+                lw_retry: false,
+                released: false,
+                acks_owed: Vec::new(),
+                in_syscall: false,
+                rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
+            },
             state: TaskState::Blocked(Wait::Timer),
             cpu: parent_cpu,
             warm_cpu: None,
@@ -70,38 +92,18 @@ impl Sim {
             working_set_kib: t.working_set_kib,
             pending: Pending::None,
             compute_left: 0,
-            in_syscall: false,
-            timer_gen: 0,
-            rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
-            last_marks: vec![u64::MAX; self.workload.labels.len()],
             exited_ns: None,
             woken_ns: None,
             wakeup_latency: LatencyHist::default(),
             timer_latency: LatencyHist::default(),
             switches: 0,
             migrations: 0,
-            lap_from_ns: self.now,
-            last_read: 0,
-            read_blocked: false,
-            started_ns: self.now,
-            timers: vec![None; t.timer_slots],
-            activation_ns: self.now,
-            in_timer: false,
             sched: TaskSched {
                 wakee_flip_decay_ns: self.now,
                 recent_used_cpu: parent_cpu,
                 rt: t.rt.map(RtParams::from),
                 ..TaskSched::default()
             },
-            acks_owed: Vec::new(),
-            runtime_until: None,
-            mem_share: None,
-            released: false,
-            spins: 0,
-            wake_all: false,
-            lw_retry: false,
-            log_records: vec![0; self.workload.logs.len()],
-            log_writing: 0,
             rr_slice_ns: crate::sched::rt_rq::RR_TIMESLICE_NS,
             nice: t.nice,
         });
@@ -153,22 +155,22 @@ impl Sim {
         }
         let span = t.ns * t.jitter_pct as u64 / 100;
         let lo = t.ns - span;
-        lo + self.tasks[task].rng.next_u64() % (2 * span + 1)
+        lo + self.tasks[task].prog.rng.next_u64() % (2 * span + 1)
     }
 
     /// The current task of `cpu` carries on: a preempted compute first, then its program.
     pub(crate) fn resume(&mut self, cpu: usize) {
         let task = self.curr_of(cpu).expect("resume needs a running task");
         let left = std::mem::take(&mut self.tasks[task].compute_left);
-        if let Some(until) = self.tasks[task].runtime_until {
+        if let Some(until) = self.tasks[task].prog.runtime_until {
             // `runtime` ends at a wall time: time away from the CPU counted.
             if until > self.now {
                 self.start_segment(cpu, SegKind::User, until - self.now, Pending::RuntimeDone);
                 return;
             }
-            self.tasks[task].runtime_until = None;
+            self.tasks[task].prog.runtime_until = None;
         } else if left > 0 {
-            let (share, pending) = match self.tasks[task].mem_share {
+            let (share, pending) = match self.tasks[task].prog.mem_share {
                 Some(share) => (share, Pending::MemDone),
                 None => (0, Pending::None),
             };
@@ -181,27 +183,7 @@ impl Sim {
     /// Channel `chan`'s buffered bytes or its reader's or writer's LLC
     /// changed: what it adds to each LLC's buffered bytes follows.
     pub(super) fn recharge_llcs(&mut self, chan: usize) {
-        let ch = &mut self.chans[chan];
-        let (old, old_llcs) = ch.charged;
-        let llcs = [
-            ch.writer_llc,
-            ch.reader_llc.filter(|&r| Some(r) != ch.writer_llc),
-        ];
-        if llcs == old_llcs {
-            // The usual case: only the bytes changed.
-            for l in llcs.into_iter().flatten() {
-                self.occupancy.llc_buf_bytes[l] = self.occupancy.llc_buf_bytes[l] - old + ch.used;
-            }
-            ch.charged.0 = ch.used;
-            return;
-        }
-        for l in old_llcs.into_iter().flatten() {
-            self.occupancy.llc_buf_bytes[l] -= old;
-        }
-        for l in llcs.into_iter().flatten() {
-            self.occupancy.llc_buf_bytes[l] += ch.used;
-        }
-        ch.charged = (ch.used, llcs);
+        self.chans[chan].recharge_llcs(&mut self.occupancy.llc_buf_bytes);
     }
 
     /// Interprets the program until an instruction takes time or blocks.
@@ -211,8 +193,8 @@ impl Sim {
     /// segment or blocks ends the step.
     pub(super) fn advance(&mut self, cpu: usize, task: usize) {
         loop {
-            let tpl = self.tasks[task].template;
-            let pc = self.tasks[task].pc;
+            let tpl = self.tasks[task].prog.template;
+            let pc = self.tasks[task].prog.pc;
             let Some(&insn) = self.workload.templates[tpl].code.get(pc) else {
                 self.exit_task(cpu, task);
                 return;
@@ -227,7 +209,7 @@ impl Sim {
     fn step(&mut self, cpu: usize, task: usize, insn: Insn) -> Flow {
         match insn {
             Insn::Compute(t) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let ns = self.sample(task, t);
                 self.start_segment(cpu, SegKind::User, ns, Pending::None);
             }
@@ -236,14 +218,14 @@ impl Sim {
             }
             Insn::Read { chan, bytes } => self.read_insn(cpu, task, chan, bytes),
             Insn::Sleep(t) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let ns = self.sample(task, t);
                 let cost = self.cost.syscall();
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
             }
             Insn::Until(t) => {
-                self.tasks[task].pc += 1;
-                let at = self.tasks[task].started_ns + self.sample(task, t);
+                self.tasks[task].prog.pc += 1;
+                let at = self.tasks[task].prog.started_ns + self.sample(task, t);
                 if at <= self.now {
                     return Flow::Next;
                 }
@@ -255,19 +237,23 @@ impl Sim {
             }
             Insn::LoopStart { count } => {
                 let t = &mut self.tasks[task];
-                t.loops.push(count);
-                t.pc += 1;
+                t.prog.loops.push(count);
+                t.prog.pc += 1;
                 return Flow::Next;
             }
             Insn::LoopEnd { body } => {
                 let t = &mut self.tasks[task];
-                let top = t.loops.last_mut().expect("compiled loops are balanced");
+                let top = t
+                    .prog
+                    .loops
+                    .last_mut()
+                    .expect("compiled loops are balanced");
                 *top -= 1;
                 if *top > 0 {
-                    t.pc = body;
+                    t.prog.pc = body;
                 } else {
-                    t.loops.pop();
-                    t.pc += 1;
+                    t.prog.loops.pop();
+                    t.prog.pc += 1;
                 }
                 return Flow::Next;
             }
@@ -294,12 +280,12 @@ impl Sim {
                 return self.timer_insn(cpu, task, timer, slack, run);
             }
             Insn::Yield => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let cost = self.cost.syscall();
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Yield);
             }
             Insn::Affinity(i) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 if self.cpuset_of(i) == self.affinity[task] {
                     return Flow::Next;
                 }
@@ -307,7 +293,7 @@ impl Sim {
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Affinity(i));
             }
             Insn::Scheduler(s) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 if self.sched_spec_of(task) == s {
                     return Flow::Next;
                 }
@@ -315,32 +301,32 @@ impl Sim {
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Scheduler(s));
             }
             Insn::Syscalls(n) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let cost = self.cost.syscall().saturating_mul(n);
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
             }
             Insn::Lap(label) => {
                 let now = self.now;
-                let from = self.tasks[task].lap_from_ns;
+                let from = self.tasks[task].prog.lap_from_ns;
                 if from >= self.measure_from_ns {
                     self.marks[label].record(now, task, Some(now - from));
                 }
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 return Flow::Next;
             }
             Insn::Fork(child) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let cost = self.cost.fork();
                 self.start_segment(cpu, SegKind::Kernel, cost, Pending::Fork(child));
             }
             Insn::Runtime(t) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 let ns = self.sample(task, t);
-                self.tasks[task].runtime_until = Some(self.now + ns);
+                self.tasks[task].prog.runtime_until = Some(self.now + ns);
                 self.start_segment(cpu, SegKind::User, ns, Pending::RuntimeDone);
             }
             Insn::Mem { bytes, buffer } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.start_mem(cpu, task, bytes, buffer);
             }
             Insn::Lock(m) => self.lock(cpu, task, m),
@@ -360,32 +346,32 @@ impl Sim {
                 self.spin_lock(cpu, task, mutex as usize, spin);
             }
             Insn::Unlock(m) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.unlock(cpu, m);
             }
             Insn::CondWait { cond, mutex } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.cond_wait(cpu, task, cond, mutex);
             }
             Insn::Signal { cond, all } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.signal(cpu, cond, all);
             }
             Insn::Barrier(b) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.barrier(cpu, task, b);
             }
             Insn::SemPost { sem, sync, free } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 return self.sem_post(cpu, task, sem as usize, sync, free);
             }
             Insn::SemWait { sem, free } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 return self.sem_wait(cpu, task, sem as usize, free);
             }
             Insn::LwAcquire { lock, shared } => self.lw_acquire(cpu, task, lock as usize, !shared),
             Insn::LwRelease(lock) => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.lw_release(cpu, lock as usize);
             }
             Insn::LogAppend(log) => {
@@ -397,7 +383,7 @@ impl Sim {
                 return Flow::Next;
             }
             Insn::LogWrite { log, io } => {
-                self.tasks[task].pc += 1;
+                self.tasks[task].prog.pc += 1;
                 self.log_write(cpu, task, log as usize, io);
             }
             Insn::LogWritten(log) => {
@@ -411,13 +397,13 @@ impl Sim {
     /// `mark`: the interval since the task's last mark of the label.
     fn mark_insn(&mut self, task: usize, label: usize) {
         let now = self.now;
-        let last = std::mem::replace(&mut self.tasks[task].last_marks[label], now);
+        let last = std::mem::replace(&mut self.tasks[task].prog.last_marks[label], now);
         // Marks in the warm-up only set the start of the next interval.
         if now >= self.measure_from_ns {
             let interval = (last != u64::MAX).then(|| now - last);
             self.marks[label].record(now, task, interval);
         }
-        self.tasks[task].pc += 1;
+        self.tasks[task].prog.pc += 1;
     }
 
     /// `timer`: the end of the period of its timer; sleeps until it
@@ -437,13 +423,13 @@ impl Sim {
             ..
         } = timer;
         let t = &mut self.tasks[task];
-        t.pc += 1;
-        let activation = std::mem::replace(&mut t.activation_ns, now);
-        let first_end = t.started_ns + timer.origin_ns + period_ns;
+        t.prog.pc += 1;
+        let activation = std::mem::replace(&mut t.prog.activation_ns, now);
+        let first_end = t.prog.started_ns + timer.origin_ns + period_ns;
         let state = if timer.shared {
             &mut self.sync.timers[timer.slot]
         } else {
-            &mut t.timers[timer.slot]
+            &mut t.prog.timers[timer.slot]
         };
         let end = state.unwrap_or(first_end);
         let left = end.saturating_sub(now);
@@ -470,7 +456,7 @@ impl Sim {
         if left > 0 {
             // clock_nanosleep to the period's end: the wakeup
             // comes at `end` (or after the entry, if that is later).
-            self.tasks[task].in_timer = true;
+            self.tasks[task].prog.in_timer = true;
             let cost = self.cost.syscall();
             let ns = left.saturating_sub(cost);
             self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
@@ -481,7 +467,7 @@ impl Sim {
 
     /// The syscall entry cost, unless the task is resuming a blocked call.
     pub(super) fn syscall_entry(&mut self, task: usize) -> u64 {
-        if std::mem::take(&mut self.tasks[task].in_syscall) {
+        if std::mem::take(&mut self.tasks[task].prog.in_syscall) {
             0
         } else {
             self.cost.syscall()
@@ -491,10 +477,10 @@ impl Sim {
     /// A read or write that cannot proceed: enter the syscall (paying its
     /// entry), then sleep if it still cannot.
     pub(super) fn wait_or_enter(&mut self, cpu: usize, task: usize, wait: Wait) {
-        if self.tasks[task].in_syscall {
+        if self.tasks[task].prog.in_syscall {
             self.block(cpu, task, wait);
         } else {
-            self.tasks[task].in_syscall = true;
+            self.tasks[task].prog.in_syscall = true;
             let cost = self.cost.syscall();
             self.start_segment(cpu, SegKind::Kernel, cost, Pending::Recheck);
         }
@@ -518,7 +504,7 @@ impl Sim {
             Pending::Drained { chan, all } => self.drained(cpu, chan, all),
             Pending::Sleep(ns) => {
                 self.block(cpu, task, Wait::Timer);
-                let gen = self.tasks[task].timer_gen;
+                let gen = self.tasks[task].prog.timer_gen;
                 self.queue.push(self.now + ns, Event::Timer { task, gen });
             }
             Pending::Fork(child) => {
@@ -527,11 +513,11 @@ impl Sim {
                 self.continue_or_preempt(cpu);
             }
             Pending::RuntimeDone => {
-                self.tasks[task].runtime_until = None;
+                self.tasks[task].prog.runtime_until = None;
                 self.continue_or_preempt(cpu);
             }
             Pending::MemDone => {
-                self.tasks[task].mem_share = None;
+                self.tasks[task].prog.mem_share = None;
                 self.continue_or_preempt(cpu);
             }
             Pending::WakeMutex(m) => {
@@ -543,7 +529,7 @@ impl Sim {
                 self.wake_then(cpu, task, w, false, Pending::Park(wait));
             }
             Pending::Park(wait) => {
-                if std::mem::take(&mut self.tasks[task].released) {
+                if std::mem::take(&mut self.tasks[task].prog.released) {
                     self.continue_or_preempt(cpu);
                 } else {
                     self.block(cpu, task, wait);
@@ -585,9 +571,9 @@ impl Sim {
                 hist.record(self.now - at);
             }
             let t = &mut self.tasks[task];
-            if std::mem::take(&mut t.in_timer) {
+            if std::mem::take(&mut t.prog.in_timer) {
                 // A timer instruction's wakeup begins an activation.
-                t.activation_ns = self.now;
+                t.prog.activation_ns = self.now;
             }
         }
         let ws = self.tasks[task].working_set_kib;
@@ -635,7 +621,7 @@ impl Sim {
 
     pub(crate) fn timer_fired(&mut self, task: usize, gen: u64) {
         let t = &self.tasks[task];
-        if t.state == TaskState::Blocked(Wait::Timer) && t.timer_gen == gen {
+        if t.state == TaskState::Blocked(Wait::Timer) && t.prog.timer_gen == gen {
             // The timer interrupt runs on the CPU the task slept on.
             self.try_to_wake_up(task, None, false);
         }

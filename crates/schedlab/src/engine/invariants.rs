@@ -125,7 +125,7 @@ impl Sim {
         for (ch_i, ch) in self.chans.iter().enumerate() {
             ch.check_bytes()
                 .map_err(|e| format!("channel {ch_i}: {e}"))?;
-            for &t in &ch.readers {
+            for &t in ch.readers() {
                 places[t] += 1;
                 if self.tasks[t].state != TaskState::Blocked(Wait::Read(ch_i)) {
                     return Err(format!(
@@ -134,7 +134,7 @@ impl Sim {
                     ));
                 }
             }
-            for &t in &ch.writers {
+            for &t in ch.writers() {
                 places[t] += 1;
                 if self.tasks[t].state != TaskState::Blocked(Wait::Write(ch_i)) {
                     return Err(format!(
@@ -144,55 +144,14 @@ impl Sim {
                 }
             }
         }
-        for (m, mx) in self.sync.mutexes.iter().enumerate() {
-            for &t in &mx.waiters {
-                places[t] += 1;
-                if self.tasks[t].state != TaskState::Blocked(Wait::Lock(m)) {
-                    return Err(format!(
-                        "task {t} waits for mutex {m} but is {:?}",
-                        self.tasks[t].state
-                    ));
-                }
-            }
-        }
-        // Cond, barrier, semaphore and LWLock waiters are listed from their arrival: asleep
-        // (counted here) or still entering the wait (on a CPU).
-        let lists = self
-            .sync
-            .conds
-            .iter()
-            .enumerate()
-            .map(|(c, cv)| {
-                (
-                    Wait::Cond(c),
-                    cv.waiters.iter().copied().collect::<Vec<_>>(),
-                )
-            })
-            .chain(self.sync.barriers.iter().enumerate().map(|(b, br)| {
-                (
-                    Wait::Barrier(b),
-                    br.waiting.iter().chain(&br.releasing).copied().collect(),
-                )
-            }))
-            .chain(
-                self.sync
-                    .sems
-                    .iter()
-                    .enumerate()
-                    .map(|(s, sem)| (Wait::Sem(s), sem.waiters.iter().copied().collect())),
-            )
-            .chain(self.sync.lwlocks.iter().enumerate().map(|(l, lock)| {
-                let queued = lock.waiters.iter().map(|&(t, _)| t);
-                (
-                    Wait::Lw(l),
-                    queued.chain(lock.releasing.iter().copied()).collect(),
-                )
-            }));
-        for (wait, list) in lists {
+        // A mutex's waiters are asleep; the other lists name their tasks
+        // from their arrival: asleep (counted here) or still entering the
+        // wait (on a CPU).
+        for (wait, asleep, list) in self.sync.wait_lists() {
             for t in list {
                 match self.tasks[t].state {
                     TaskState::Blocked(w) if w == wait => places[t] += 1,
-                    TaskState::Running(_) | TaskState::Queued(_) => {}
+                    TaskState::Running(_) | TaskState::Queued(_) if !asleep => {}
                     s => return Err(format!("task {t} is listed in {wait:?} but is {s:?}")),
                 }
             }

@@ -24,29 +24,18 @@ impl Sim {
     /// `lw_acquire`: takes the lock if it is free for this mode, else
     /// queues and sleeps; woken, the instruction runs again.
     pub(super) fn lw_acquire(&mut self, cpu: usize, task: usize, l: usize, exclusive: bool) {
-        let retry = std::mem::take(&mut self.tasks[task].lw_retry);
+        let retry = std::mem::take(&mut self.tasks[task].prog.lw_retry);
         let lock = &mut self.sync.lwlocks[l];
-        let from = lock.last_cpu.replace(cpu);
+        let from = lock.line.write(cpu);
         let mut cost = self.cost.atomic(&self.topo, from, cpu);
-        if retry {
-            // A woken waiter has run: releases may wake again.
-            lock.release_ok = true;
-        }
-        let free = !lock.exclusive && (!exclusive || lock.shared == 0);
-        if free {
-            if exclusive {
-                lock.exclusive = true;
-            } else {
-                lock.shared += 1;
-            }
-            self.tasks[task].pc += 1;
+        if lock.acquire(task, exclusive, retry) {
+            self.tasks[task].prog.pc += 1;
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
             if retry {
                 self.counters.count(Counter::LwLost);
             }
-            lock.waiters.push_back((task, exclusive));
-            self.tasks[task].released = false;
+            self.tasks[task].prog.released = false;
             // PGSemaphoreLock's semop.
             cost += self.cost.syscall();
             self.start_segment(cpu, SegKind::Kernel, cost, Pending::Park(Wait::Lw(l)));
@@ -58,31 +47,16 @@ impl Sim {
     /// one's semaphore.
     pub(super) fn lw_release(&mut self, cpu: usize, l: usize) {
         let lock = &mut self.sync.lwlocks[l];
-        let from = lock.last_cpu.replace(cpu);
+        let from = lock.line.write(cpu);
         let mut cost = self.cost.atomic(&self.topo, from, cpu);
-        if lock.exclusive {
-            lock.exclusive = false;
-        } else {
-            debug_assert!(lock.shared > 0, "LWLock {l} released while free");
-            lock.shared -= 1;
-        }
-        let wake = !lock.exclusive && lock.shared == 0 && lock.release_ok;
-        let head = if wake { lock.waiters.pop_front() } else { None };
-        let Some((head, head_exclusive)) = head else {
+        let taken = lock.release();
+        if taken.is_empty() {
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
             return;
-        };
-        lock.releasing.push(head);
-        if !head_exclusive {
-            while let Some(&(t, false)) = lock.waiters.front() {
-                lock.waiters.pop_front();
-                lock.releasing.push(t);
-            }
         }
-        lock.release_ok = false;
-        let n = lock.releasing.len();
-        for &t in &self.sync.lwlocks[l].releasing {
-            self.tasks[t].lw_retry = true;
+        let n = taken.len();
+        for &t in taken {
+            self.tasks[t].prog.lw_retry = true;
         }
         self.counters.add(Counter::LwWoken, n as u64);
         // One PGSemaphoreUnlock (semop) per waiter.
@@ -93,26 +67,24 @@ impl Sim {
     /// The waiters a release took: those asleep are returned to be woken;
     /// those still entering their wait are marked released.
     pub(super) fn take_lw_waiters(&mut self, l: usize) -> Vec<usize> {
-        let taken = std::mem::take(&mut self.sync.lwlocks[l].releasing);
+        let taken = self.sync.lwlocks[l].take_released();
         self.asleep_or_released(taken, Wait::Lw(l))
     }
 
     /// `log_append`: the task's record is the log's next.
     pub(super) fn log_append(&mut self, task: usize, log: usize) {
-        let l = &mut self.sync.logs[log];
-        l.appended += 1;
-        self.tasks[task].log_records[log] = l.appended;
-        self.tasks[task].pc += 1;
+        self.tasks[task].prog.log_records[log] = self.sync.logs[log].append();
+        self.tasks[task].prog.pc += 1;
     }
 
     /// Jumps to `to` if the task's last record is durable (or it has none).
     pub(super) fn log_skip_if_flushed(&mut self, task: usize, log: usize, to: usize) {
         let t = &mut self.tasks[task];
-        if t.log_records[log] <= self.sync.logs[log].flushed {
+        if self.sync.logs[log].is_durable(t.prog.log_records[log]) {
             self.counters.count(Counter::LogCovered);
-            t.pc = to;
+            t.prog.pc = to;
         } else {
-            t.pc += 1;
+            t.prog.pc += 1;
         }
     }
 
@@ -120,7 +92,7 @@ impl Sim {
     /// in the I/O for `io`.
     pub(super) fn log_write(&mut self, cpu: usize, task: usize, log: usize, io: Time) {
         self.counters.count(Counter::LogFlushes);
-        self.tasks[task].log_writing = self.sync.logs[log].appended;
+        self.tasks[task].prog.log_writing = self.sync.logs[log].appended();
         let ns = self.sample(task, io);
         let cost = self.cost.syscall();
         self.start_segment(cpu, SegKind::Kernel, cost, Pending::Sleep(ns));
@@ -129,8 +101,7 @@ impl Sim {
     /// The write is done: every record it covered is durable.
     pub(super) fn log_written(&mut self, task: usize, log: usize) {
         let t = &mut self.tasks[task];
-        let l = &mut self.sync.logs[log];
-        l.flushed = l.flushed.max(t.log_writing);
-        t.pc += 1;
+        self.sync.logs[log].written(t.prog.log_writing);
+        t.prog.pc += 1;
     }
 }

@@ -462,7 +462,7 @@ impl Sim {
                     migrations: t.migrations,
                 })
                 .collect(),
-            channels: self.chans.iter().map(|c| c.stats).collect(),
+            channels: self.chans.iter().map(|c| c.stats()).collect(),
             measure_from_ns: self.measure_from_ns,
             trace_start_ns: self.trace.opened_ns(),
             trace: self.trace.into_events(),

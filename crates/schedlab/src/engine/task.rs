@@ -122,9 +122,8 @@ pub(crate) enum Pending {
 #[derive(Debug, Clone)]
 pub(crate) struct Task {
     pub name: String,
-    pub template: usize,
-    pub pc: usize,
-    pub(super) loops: Vec<u64>,
+    /// Where it is in its program, and what its instructions keep.
+    pub prog: ProgramState,
     pub state: TaskState,
     /// The CPU whose queue the task is on, or last ran on ("prev" for wakeups).
     pub cpu: usize,
@@ -135,11 +134,6 @@ pub(crate) struct Task {
     pub pending: Pending,
     /// Work (scaled) left of a preempted compute or refill.
     pub compute_left: u64,
-    /// Blocked inside a read or write: the retry pays no syscall entry.
-    pub(crate) in_syscall: bool,
-    pub(super) timer_gen: u64,
-    pub(crate) rng: Pcg32,
-    pub(super) last_marks: Vec<u64>,
     pub exited_ns: Option<u64>,
     /// When the task was last woken and has not run since, and whether
     /// by its own timer.
@@ -151,32 +145,53 @@ pub(crate) struct Task {
     /// Times switched in, and moved to another CPU's queue.
     pub switches: u64,
     pub migrations: u64,
-    /// Where a `lap` measures from: the wakeup that ended the task's last
-    /// blocked read, or that read's completion if it did not block.
-    pub(super) lap_from_ns: u64,
-    /// Bytes the task's last read returned (0 before any), for echo writes.
-    pub(super) last_read: u64,
-    /// The current read blocked (its wakeup set `lap_from_ns`).
-    pub(super) read_blocked: bool,
-    /// When the task started, and the end of each timer's current period
-    /// (None until first used).
-    pub(super) started_ns: u64,
-    pub(super) timers: Vec<Option<u64>>,
-    /// When the current activation began running (rt-app's loop start):
-    /// the task's start, its first run after a timer wakeup, a late timer.
-    pub(super) activation_ns: u64,
-    /// Sleeping in a timer instruction: its wakeup begins an activation.
-    pub(super) in_timer: bool,
     /// What the scheduler keeps about the task (wakee flips, overlap, ...).
     pub sched: TaskSched,
-    /// TCP channels it read from and has not acknowledged yet.
-    pub(super) acks_owed: Vec<usize>,
+    /// SCHED_RR: what is left of its time slice.
+    pub(crate) rr_slice_ns: u64,
+    /// Its nice value (its fair weight's; kept while in the RT class).
+    pub(crate) nice: i8,
+}
+
+/// A task's place in its program and what its instructions keep between
+/// steps: the interpreter's (`interp.rs`) and the instructions' own
+/// (`futex.rs`, `lwlock.rs`, `transfer.rs`) state, apart from what the
+/// scheduler and the measurements keep of the task.
+#[derive(Debug, Clone)]
+pub(crate) struct ProgramState {
+    /// Its program (`Workload::templates`) and the instruction it is at.
+    pub(crate) template: usize,
+    pub(crate) pc: usize,
+    /// The iterations left of each loop it is inside, innermost last.
+    pub(crate) loops: Vec<u64>,
+    /// When it last passed each mark label (u64::MAX: never).
+    pub(crate) last_marks: Vec<u64>,
+    /// When the task started, and the end of each timer's current period
+    /// (None until first used).
+    pub(crate) started_ns: u64,
+    pub(crate) timers: Vec<Option<u64>>,
+    /// When the current activation began running (rt-app's loop start):
+    /// the task's start, its first run after a timer wakeup, a late timer.
+    pub(crate) activation_ns: u64,
+    /// Sleeping in a timer instruction: its wakeup begins an activation.
+    pub(crate) in_timer: bool,
+    /// Counts its timer sleeps, so a wakeup from an older one is ignored.
+    pub(crate) timer_gen: u64,
     /// When the current `runtime` instruction ends (wall time).
     pub(crate) runtime_until: Option<u64>,
     /// The copying part (1/1024) of the current `mem` instruction.
     pub(crate) mem_share: Option<u64>,
-    /// Signalled or released while still entering a cond or barrier wait.
-    pub(crate) released: bool,
+    /// Bytes the task's last read returned (0 before any), for echo writes.
+    pub(crate) last_read: u64,
+    /// Where a `lap` measures from: the wakeup that ended the task's last
+    /// blocked read, or that read's completion if it did not block.
+    pub(crate) lap_from_ns: u64,
+    /// The current read blocked (its wakeup set `lap_from_ns`).
+    pub(crate) read_blocked: bool,
+    /// Its last record appended to each log (0: none), and what its log
+    /// write in progress covers.
+    pub(crate) log_records: Vec<u64>,
+    pub(crate) log_writing: u64,
     /// Spin rounds done in the current `spin_lock` since it began or the
     /// task last woke from its futex wait.
     pub(crate) spins: u32,
@@ -185,12 +200,12 @@ pub(crate) struct Task {
     /// Woken by an LWLock release: its next try re-enables wakeups
     /// (LWLockAcquire's `retry`).
     pub(crate) lw_retry: bool,
-    /// Its last record appended to each log (0: none), and what its log
-    /// write in progress covers.
-    pub(crate) log_records: Vec<u64>,
-    pub(crate) log_writing: u64,
-    /// SCHED_RR: what is left of its time slice.
-    pub(crate) rr_slice_ns: u64,
-    /// Its nice value (its fair weight's; kept while in the RT class).
-    pub(crate) nice: i8,
+    /// Signalled or released while still entering a cond or barrier wait.
+    pub(crate) released: bool,
+    /// TCP channels it read from and has not acknowledged yet.
+    pub(crate) acks_owed: Vec<usize>,
+    /// Blocked inside a read or write: the retry pays no syscall entry.
+    pub(crate) in_syscall: bool,
+    /// Its own random stream (seeded from the run's seed and its id).
+    pub(crate) rng: Pcg32,
 }

@@ -54,27 +54,27 @@ impl Sim {
         chan: usize,
         waiters: &mut Vec<(usize, bool)>,
     ) {
-        let peer = self.chans[chan].last_reader_task;
-        if peer.is_none() || self.tasks[task].acks_owed.is_empty() {
+        let peer = self.chans[chan].last_reader_task();
+        if peer.is_none() || self.tasks[task].prog.acks_owed.is_empty() {
             return;
         }
-        let owed = std::mem::take(&mut self.tasks[task].acks_owed);
+        let owed = std::mem::take(&mut self.tasks[task].prog.acks_owed);
         let mut kept = Vec::with_capacity(owed.len());
         for r in owed {
             let back = &mut self.chans[r];
-            if back.last_writer_task != peer || back.last_reader_task != Some(task) {
+            if !back.is_way_back(peer, task) {
                 kept.push(r);
                 continue;
             }
-            back.used -= std::mem::take(&mut back.unacked);
-            let writers = std::mem::take(&mut back.writers);
+            back.ack_read();
+            let writers = back.take_writers();
             for _ in 0..writers.len() {
                 self.counters.count(Counter::TcpAckWakeup);
             }
             waiters.extend(writers.into_iter().map(|w| (w, false)));
             self.recharge_llcs(r);
         }
-        self.tasks[task].acks_owed = kept;
+        self.tasks[task].prog.acks_owed = kept;
     }
 
     /// Wakes every waiter of a channel; the waker pays for each wakeup
@@ -144,25 +144,21 @@ impl Sim {
     fn wait_on(&mut self, cpu: usize, task: usize, wait: Wait) {
         match wait {
             Wait::Read(c) => {
-                if self.now >= self.measure_from_ns {
-                    self.chans[c].stats.reader_blocks += 1;
-                }
-                self.chans[c].readers.push(task)
+                let measuring = self.now >= self.measure_from_ns;
+                self.chans[c].queue_reader(task, measuring);
             }
             Wait::Write(c) => {
-                if self.now >= self.measure_from_ns {
-                    self.chans[c].stats.writer_blocks += 1;
-                }
-                self.chans[c].writers.push(task)
+                let measuring = self.now >= self.measure_from_ns;
+                self.chans[c].queue_writer(task, measuring);
             }
-            Wait::Timer => self.tasks[task].timer_gen += 1,
+            Wait::Timer => self.tasks[task].prog.timer_gen += 1,
             Wait::Lock(m) => {
                 self.note_futex_wait();
-                self.sync.mutexes[m].waiters.push_back(task);
+                self.sync.mutexes[m].queue(task);
                 // Woken, a spinning lock spins again before sleeping again.
-                self.tasks[task].spins = 0;
+                self.tasks[task].prog.spins = 0;
                 // Woken, it retries the atomic in user space first.
-                self.tasks[task].in_syscall = false;
+                self.tasks[task].prog.in_syscall = false;
             }
             // Already on the wait list since they arrived.
             Wait::Cond(_) | Wait::Barrier(_) | Wait::Sem(_) => self.note_futex_wait(),
@@ -229,8 +225,8 @@ impl Sim {
         let timer = waker_cpu.is_none();
         self.tasks[task].woken_ns = Some((self.now, timer));
         if let TaskState::Blocked(Wait::Read(_)) = self.tasks[task].state {
-            self.tasks[task].lap_from_ns = self.now;
-            self.tasks[task].read_blocked = true;
+            self.tasks[task].prog.lap_from_ns = self.now;
+            self.tasks[task].prog.read_blocked = true;
         }
         if self.ents[task].delayed {
             self.wake_delayed(task, this);
