@@ -42,16 +42,10 @@ test('a preset runs in the worker pool and gives the native CLI\'s results byte 
 
 test('a worker that fails mid-run ends the run with its message', async () => {
   const page = await env.browser.newPage();
-  // Every worker the page starts throws as soon as it loads.
-  await page.addInitScript(() => {
-    const Real = window.Worker;
-    window.Worker = class extends Real {
-      constructor(_url, options) {
-        const src = "throw new Error('the simulated worker broke');";
-        super(URL.createObjectURL(new Blob([src], { type: 'application/javascript' })), options);
-      }
-    };
-  });
+  // Every worker the page starts throws as soon as it loads (its start
+  // module, served from the site as the CSP requires).
+  await page.route('**/worker-start-*.js', (route) =>
+    route.fulfill({ contentType: 'text/javascript', body: "throw new Error('the simulated worker broke');" }));
   await page.goto(`${env.server.url}#preset=kvm-pipe-test-pinning`);
   await page.waitForSelector('#app[data-ready="true"]');
   await page.click('button#run');
@@ -64,7 +58,9 @@ test('a worker that fails mid-run ends the run with its message', async () => {
 test('every asset is named by its content but the entry points; index.html names the worker', async () => {
   const dist = path.join(root, 'dist');
   const files = await readdir(dist);
-  const entries = new Set(['index.html', 'schedlab-js.js', 'schedlab-js-example.html']);
+  // The entry points, the 404 page, the book, and wasm-bindgen's snippets
+  // (named by the crate, not their content: README's deploy section).
+  const entries = new Set(['index.html', 'schedlab-js.js', 'schedlab-js-example.html', '404.html', 'book', 'snippets']);
   for (const f of files.filter((f) => !entries.has(f))) {
     // trunk prints its 64-bit hash without leading zeros (one build in 16
     // has 15 digits); tools/hash-assets always writes 16.
@@ -77,6 +73,9 @@ test('every asset is named by its content but the entry points; index.html names
   assert.ok(files.includes(worker[1]));
   const glue = await readFile(path.join(dist, worker[1]), 'utf8');
   assert.ok(glue.includes(worker[1].replace('.js', '_bg.wasm')), 'the worker glue loads its own hashed wasm');
+  const start = html.match(/<meta name="schedlab-worker-start" content="\.\/(worker-start-[0-9a-f]{16}\.js)">/);
+  assert.ok(start && files.includes(start[1]), 'index.html names the module a worker starts from');
+  assert.ok((await readFile(path.join(dist, start[1]), 'utf8')).includes(`from './${worker[1]}'`), 'which starts the hashed worker');
   assert.ok(!files.includes('runs.js') && !files.includes('runs_bg.wasm'));
   const runs = html.match(/<meta name="schedlab-runs" content="\.\/(runs-[0-9a-f]{16}\.js)">/);
   assert.ok(runs, 'index.html names the hashed runs module');

@@ -38,7 +38,9 @@ export async function serveDist() {
       res.writeHead(404).end('outside the sub-path');
       return;
     }
-    let rel = decodeURIComponent(url.pathname.slice(BASE.length)) || 'index.html';
+    let rel = decodeURIComponent(url.pathname.slice(BASE.length));
+    // A directory's index, as every static host serves it (book/ -> book/index.html).
+    if (rel === '' || rel.endsWith('/')) rel += 'index.html';
     const file = path.resolve(dist, rel);
     if (!file.startsWith(dist)) {
       res.writeHead(403).end();
@@ -49,7 +51,9 @@ export async function serveDist() {
       res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
       res.end(body);
     } catch {
-      res.writeHead(404).end('not found');
+      // As static hosts do: the site's 404.html for any missing path.
+      const notFound = await readFile(path.join(dist, '404.html')).catch(() => 'not found');
+      res.writeHead(404, { 'content-type': TYPES['.html'] }).end(notFound);
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,10 +83,11 @@ export async function launchBrowser() {
   });
 }
 
-/** A new page that records console errors and uncaught exceptions. */
-export async function openPage(browser, url, { viewport = { width: 1366, height: 768 }, cores, context } = {}) {
-  const page = context ? await context.newPage() : await browser.newPage({ viewport });
-  if (context) await page.setViewportSize(viewport);
+/** A new page (or `page`, given) that records console errors and uncaught
+ * exceptions. */
+export async function openPage(browser, url, { viewport = { width: 1366, height: 768 }, cores, context, page: given } = {}) {
+  const page = given ?? (context ? await context.newPage() : await browser.newPage({ viewport }));
+  if (context || given) await page.setViewportSize(viewport);
   if (cores) {
     // Pretend the machine has `cores` cores, to test the worker pool's size.
     await page.addInitScript((n) => {
@@ -136,16 +141,40 @@ export function cli(args) {
   return execFileSync('cargo', ['run', '-q', '-p', 'schedlab-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
 }
 
-/** Starts the server and the browser for a test file; read them after `before`. */
+/** The site's origin, of a URL under it. */
+const originOf = (url) => new URL(url).origin;
+
+/** Whether a request leaves the site: any http(s) URL of another origin
+ * (data:, blob: and about: never leave the browser). */
+export const leavesOrigin = (url, site) => /^(https?|wss?):/.test(url) && originOf(url) !== originOf(site);
+
+/** Starts the server and the browser for a test file; read them after `before`.
+ * Every page of every context is watched: a request that leaves the site's
+ * origin fails the file (the site must ask nothing of any other host). */
 export function useBrowser() {
-  const ctx = {};
+  const ctx = { offOrigin: [] };
   before(async () => {
     ctx.server = await serveDist();
     ctx.browser = await launchBrowser();
+    const watch = (context) => context.on('request', (req) => {
+      if (leavesOrigin(req.url(), ctx.server.url)) ctx.offOrigin.push(`${req.url()} (from ${req.frame()?.url() ?? '?'})`);
+    });
+    const { newContext, newPage } = ctx.browser;
+    ctx.browser.newContext = async (...args) => {
+      const context = await newContext.apply(ctx.browser, args);
+      watch(context);
+      return context;
+    };
+    ctx.browser.newPage = async (...args) => {
+      const page = await newPage.apply(ctx.browser, args);
+      watch(page.context());
+      return page;
+    };
   });
   after(async () => {
     await ctx.browser?.close();
     await ctx.server?.close();
+    if (ctx.offOrigin.length) throw new Error(`requests left the site's origin:\n${ctx.offOrigin.join('\n')}`);
   });
   return ctx;
 }
@@ -158,7 +187,8 @@ export const field = (name) => `[data-field="${name}"]`;
 export async function axeViolations(page) {
   const axePath = createRequire(path.join(tools, 'package.json')).resolve('axe-core/axe.min.js');
   if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
-    await page.addScriptTag({ path: axePath });
+    // Evaluated, not added as a <script>: the page's CSP refuses inline scripts.
+    await page.evaluate(await readFile(axePath, 'utf8'));
   }
   const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
   return result.violations

@@ -39,8 +39,9 @@ pub enum ToEditor {
     /// The run's state, after every change.
     Status(RunStatus),
     /// A finished run was added to the history in localStorage
-    /// ([`crate::history`]): the editor reads it again.
-    Kept,
+    /// ([`crate::history`]): the editor reads it again. With what could
+    /// not be kept (the storage full or disabled), in words.
+    Kept(Option<String>),
 }
 
 /// What the editor shows of a run: the status line, the Run button, and
@@ -141,7 +142,8 @@ mod tests {
                 fraction: 0.25,
                 ..RunStatus::default()
             }),
-            ToEditor::Kept,
+            ToEditor::Kept(None),
+            ToEditor::Kept(Some("full".into())),
         ];
         for m in msgs {
             let text = serde_json::to_string(&m).unwrap();

@@ -13,6 +13,11 @@ use std::collections::BTreeMap;
 pub const KEEP: usize = 20;
 const KEY: &str = "schedlab.history";
 const PINNED_KEY: &str = "schedlab.baseline";
+/// Where kept runs that cannot be read are set aside (a JSON array of their
+/// texts), so that no later save overwrites them.
+pub const UNREADABLE_KEY: &str = "schedlab.history.unreadable";
+/// What the page says when the browser keeps nothing for it.
+pub const NO_STORAGE: &str = "This browser keeps no storage for this page (it is disabled or blocked): runs and your last experiment are not kept once the page closes.";
 
 /// One run, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -291,21 +296,139 @@ fn policy_words(path: &str, old: &Value, new: &Value) -> String {
     }
 }
 
+/// The runs kept in this browser, oldest first, and what went wrong
+/// reading them, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept<T> {
+    pub runs: Vec<T>,
+    pub trouble: Option<String>,
+}
+
 /// The runs kept in this browser, oldest first.
-pub fn load() -> Vec<Record> {
+pub fn load() -> Kept<Record> {
     read()
 }
 
 /// Every run kept, as the editor lists them ([`Entry`]), oldest first.
-pub fn entries() -> Vec<Entry> {
+pub fn entries() -> Kept<Entry> {
     read()
 }
 
-fn read<T: serde::de::DeserializeOwned>() -> Vec<T> {
-    crate::link::storage()
-        .and_then(|s| s.get_item(KEY).ok().flatten())
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default()
+/// Reads the history; runs that cannot be read are set aside under
+/// [`UNREADABLE_KEY`] (the rest is rewritten as it was), so a corrupt run
+/// costs only itself and the next save cannot overwrite it.
+fn read<T: serde::de::DeserializeOwned>() -> Kept<T> {
+    let Some(s) = crate::link::storage() else {
+        return Kept {
+            runs: Vec::new(),
+            trouble: Some(NO_STORAGE.into()),
+        };
+    };
+    let text = match s.get_item(KEY) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Kept {
+                runs: Vec::new(),
+                trouble: None,
+            }
+        }
+        Err(_) => {
+            return Kept {
+                runs: Vec::new(),
+                trouble: Some(NO_STORAGE.into()),
+            }
+        }
+    };
+    let split = split::<T>(&text);
+    let Some(why) = split.why else {
+        return Kept {
+            runs: split.runs,
+            trouble: None,
+        };
+    };
+    let set_aside = append_unreadable(&s, &split.unreadable).is_ok()
+        && match &split.readable {
+            Some(texts) => s.set_item(KEY, &format!("[{}]", texts.join(","))).is_ok(),
+            None => s.remove_item(KEY).is_ok(),
+        };
+    let what = if split.readable.is_some() {
+        format!(
+            "{} of the {} runs kept in this browser could not be read ({why})",
+            split.unreadable.len(),
+            split.unreadable.len() + split.runs.len()
+        )
+    } else {
+        format!("The runs kept in this browser could not be read ({why})")
+    };
+    let trouble = if set_aside {
+        format!("{what}; they are set aside in localStorage under \"{UNREADABLE_KEY}\", and new runs are kept beside the others.")
+    } else {
+        format!("{what}; the browser's storage would not take them aside, so they are left as they were.")
+    };
+    Kept {
+        runs: split.runs,
+        trouble: Some(trouble),
+    }
+}
+
+/// A kept history's text split into the runs that read as `T` and the
+/// texts of those that do not.
+#[derive(Debug)]
+struct Split<T> {
+    runs: Vec<T>,
+    /// The texts of the readable runs, as stored; None if the whole text
+    /// is not a JSON array.
+    readable: Option<Vec<String>>,
+    unreadable: Vec<String>,
+    /// The first reason a run could not be read.
+    why: Option<String>,
+}
+
+fn split<T: serde::de::DeserializeOwned>(text: &str) -> Split<T> {
+    let values: Vec<Box<serde_json::value::RawValue>> = match serde_json::from_str(text) {
+        Ok(values) => values,
+        Err(e) => {
+            return Split {
+                runs: Vec::new(),
+                readable: None,
+                unreadable: vec![text.to_string()],
+                why: Some(format!("not a JSON list of runs: {e}")),
+            }
+        }
+    };
+    let mut out = Split {
+        runs: Vec::new(),
+        readable: Some(Vec::new()),
+        unreadable: Vec::new(),
+        why: None,
+    };
+    for (i, v) in values.into_iter().enumerate() {
+        let text = v.get().to_string();
+        match serde_json::from_str::<T>(&text) {
+            Ok(run) => {
+                out.runs.push(run);
+                out.readable.as_mut().expect("a list").push(text);
+            }
+            Err(e) => {
+                out.why
+                    .get_or_insert(format!("run {} of the list: {e}", i + 1));
+                out.unreadable.push(text);
+            }
+        }
+    }
+    out
+}
+
+/// Adds `texts` to what is set aside under [`UNREADABLE_KEY`].
+fn append_unreadable(s: &web_sys::Storage, texts: &[String]) -> Result<(), ()> {
+    let mut all: Vec<String> = match s.get_item(UNREADABLE_KEY).map_err(|_| ())? {
+        // Something else under the key is kept too, as one more text.
+        Some(old) => serde_json::from_str(&old).unwrap_or_else(|_| vec![old]),
+        None => Vec::new(),
+    };
+    all.extend_from_slice(texts);
+    let text = serde_json::to_string(&all).expect("strings serialise");
+    s.set_item(UNREADABLE_KEY, &text).map_err(|_| ())
 }
 
 /// Forgets every run kept.
@@ -316,19 +439,23 @@ pub fn forget() {
 }
 
 /// Keeps `history`; if the browser's storage is full, the oldest go first.
-pub fn save(history: &[Record]) {
+/// Says what could not be kept, if anything.
+pub fn save(history: &[Record]) -> Option<String> {
     let Some(s) = crate::link::storage() else {
-        return;
+        return Some(NO_STORAGE.into());
     };
     let mut keep = history;
     while !keep.is_empty() {
         let text = serde_json::to_string(keep).expect("serialises");
         if s.set_item(KEY, &text).is_ok() {
-            return;
+            let dropped = history.len() - keep.len();
+            return (dropped > 0).then(|| {
+                format!("The browser's storage is full: the oldest {dropped} of the runs kept were let go to keep this one.")
+            });
         }
         keep = &keep[1..];
     }
-    let _ = s.remove_item(KEY);
+    Some("The browser's storage is full: this run is not kept (its results stay on the page until it closes).".into())
 }
 
 /// The pinned baseline's id, if any.
@@ -417,12 +544,53 @@ mod tests {
         }
         assert!(text.len() < 40_000 * KEEP, "{} bytes", text.len());
     }
+
+    #[test]
+    fn a_corrupt_history_costs_only_the_runs_that_cannot_be_read() {
+        let exp = presets::get("kvm-pipe-test-pinning").unwrap();
+        let r = schedlab::experiment::run_all(&exp, &mut |_, _| true).unwrap();
+        let mut h = Vec::new();
+        for i in 0..3 {
+            h = push(&h, Record::of(&exp, &r, format!("#{i}"), 0.0, &h));
+        }
+        let mut values: Vec<Value> =
+            serde_json::from_value(serde_json::to_value(&h).unwrap()).unwrap();
+        values[1]["experiment"] = Value::from("not an experiment");
+        let text = serde_json::to_string(&values).unwrap();
+
+        let s = split::<Record>(&text);
+        assert_eq!(s.runs.iter().map(|r| r.id).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(s.unreadable, [serde_json::to_string(&values[1]).unwrap()]);
+        assert!(
+            s.why.as_deref().unwrap().starts_with("run 2 of the list: "),
+            "{:?}",
+            s.why
+        );
+        // The readable runs are kept as they were stored, byte for byte.
+        let again = format!("[{}]", s.readable.unwrap().join(","));
+        let back: Vec<Record> = serde_json::from_str(&again).unwrap();
+        assert_eq!(back, [h[0].clone(), h[2].clone()]);
+
+        let garbage = split::<Entry>(&text[..text.len() / 2]);
+        assert!(garbage.runs.is_empty() && garbage.readable.is_none());
+        assert_eq!(garbage.unreadable, [&text[..text.len() / 2]]);
+        assert!(garbage
+            .why
+            .unwrap()
+            .starts_with("not a JSON list of runs: "));
+
+        let fine = split::<Entry>(&serde_json::to_string(&h).unwrap());
+        assert_eq!(
+            (fine.runs.len(), fine.unreadable.len(), fine.why),
+            (3, 0, None)
+        );
+    }
 }
 
 /// The list of earlier runs: open one, pin it as the baseline, or follow its link.
 #[derive(yew::Properties, PartialEq)]
 pub struct ListProps {
-    pub history: std::rc::Rc<Vec<Entry>>,
+    pub kept: std::rc::Rc<Kept<Entry>>,
     pub pinned: Option<u64>,
     pub on_open: yew::Callback<Experiment>,
     pub on_pin: yew::Callback<Option<u64>>,
@@ -432,10 +600,14 @@ pub struct ListProps {
 #[yew::function_component]
 pub fn HistoryList(props: &ListProps) -> yew::Html {
     use yew::prelude::*;
-    if props.history.is_empty() {
-        return html! {};
+    let trouble = props.kept.trouble.as_ref().map(|t| {
+        html! { <p class="notice" id="storage-trouble" role="status">{ t.clone() }</p> }
+    });
+    let history = &props.kept.runs;
+    if history.is_empty() {
+        return html! { { for trouble } };
     }
-    let items = props.history.iter().rev().map(|r| {
+    let items = history.iter().rev().map(|r| {
         let pinned = props.pinned == Some(r.id);
         let open = {
             let (cb, exp) = (props.on_open.clone(), r.experiment.clone());
@@ -472,7 +644,8 @@ pub fn HistoryList(props: &ListProps) -> yew::Html {
     });
     html! {
         <details class="history panel" id="history" open=true>
-            <summary>{ format!("Earlier runs in this browser ({})", props.history.len()) }</summary>
+            <summary>{ format!("Earlier runs in this browser ({})", history.len()) }</summary>
+            { for trouble }
             <p class="hint">{ "Each run is kept here (the last 20) with what changed from the one before. Pin one as the baseline to see later runs against it in the charts and the table." }</p>
             <ol class="runs">{ for items }</ol>
             <button class="secondary small" id="clear-history" onclick={props.on_clear.reform(|_| ())}>{ "Forget these runs" }</button>

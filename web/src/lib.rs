@@ -17,6 +17,7 @@
 //! - [`gallery`], [`help`]: the presets at a click; theme and the `?` help.
 //! - [`link`]: the URL fragment, localStorage, embed links.
 //! - [`worker`], [`protocol`]: the worker side and its messages.
+//! - [`panic`]: what a panic leaves (a console line, a banner).
 
 /// This build's id (a hash of its sources, `build.rs`): the app and its
 /// workers compare theirs when a worker starts.
@@ -35,6 +36,7 @@ pub mod json;
 pub mod latency_cdf;
 pub mod link;
 pub mod panels;
+pub mod panic;
 pub mod pool;
 pub mod protocol;
 pub mod results;

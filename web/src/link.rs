@@ -39,10 +39,28 @@ pub(crate) fn storage() -> Option<web_sys::Storage> {
     window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-/// The experiment the user last had, if any was kept and still decodes.
-fn last() -> Option<Experiment> {
-    let code = storage()?.get_item(LAST_KEY).ok().flatten()?;
-    codec::decode(&code).ok()
+/// The experiment the user last had, if one was kept; if it no longer
+/// decodes, it is set aside (a later build may read it) and the words
+/// say so.
+fn last() -> Result<Option<Experiment>, String> {
+    let Some(s) = storage() else {
+        return Ok(None);
+    };
+    let Some(code) = s.get_item(LAST_KEY).ok().flatten() else {
+        return Ok(None);
+    };
+    codec::decode(&code).map(Some).map_err(|e| {
+        let aside = format!("{LAST_KEY}.unreadable");
+        let kept = s.set_item(&aside, &code).is_ok();
+        format!(
+            "Your last experiment, kept in this browser, could not be read ({e}){}.",
+            if kept {
+                format!("; it is set aside in localStorage under \"{aside}\"")
+            } else {
+                String::new()
+            }
+        )
+    })
 }
 
 pub fn keep_last(exp: &Experiment) {
@@ -54,12 +72,16 @@ pub fn keep_last(exp: &Experiment) {
 
 /// Opens the fragment `hash`, else the last experiment, else the default.
 pub fn open(hash: &str) -> Opened {
-    let fallback = || last().unwrap_or_else(default_experiment);
+    // The last experiment, else the default, with a word if the last was lost.
+    let fallback = || match last() {
+        Ok(last) => (last.unwrap_or_else(default_experiment), None),
+        Err(why) => (default_experiment(), Some(why)),
+    };
     if hash.trim_start_matches('#').is_empty() {
-        return Opened {
-            editor: Editor::new(fallback()),
-            run: false,
-        };
+        let (exp, notice) = fallback();
+        let mut editor = Editor::new(exp);
+        editor.notice = notice.map(|lost| format!("{lost} Showing the default experiment."));
+        return Opened { editor, run: false };
     }
     match codec::parse_fragment(hash) {
         Ok(link) => Opened {
@@ -67,10 +89,16 @@ pub fn open(hash: &str) -> Opened {
             run: link.run,
         },
         Err(e) => {
-            let mut editor = Editor::new(fallback());
-            editor.notice = Some(format!(
-                "This link could not be opened: {e}. Showing your last experiment instead."
-            ));
+            let (exp, lost) = fallback();
+            let mut editor = Editor::new(exp);
+            editor.notice = Some(match lost {
+                None => format!(
+                    "This link could not be opened: {e}. Showing your last experiment instead."
+                ),
+                Some(lost) => format!(
+                    "This link could not be opened: {e}. {lost} Showing the default experiment."
+                ),
+            });
             Opened { editor, run: false }
         }
     }

@@ -9,13 +9,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
+use web_sys::{MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
 /// The worker's script is named by its content's hash (`tools/hash-assets`,
 /// run by trunk after each build), so a cache can never serve an old worker
 /// under a new name; index.html, which is never cached for long, names it
 /// in this meta element. Resolved against the page, so any sub-path works.
-const WORKER_META: &str = "meta[name=schedlab-worker]";
+const WORKER_START_META: &str = "meta[name=schedlab-worker-start]";
 
 struct Member {
     worker: Worker,
@@ -154,40 +154,29 @@ pub fn same_build(theirs: &str) -> Result<(), String> {
     }
 }
 
-/// The worker script index.html names.
-fn worker_script() -> Result<String, String> {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(WORKER_META).ok().flatten())
-        .and_then(|m| m.get_attribute("content"))
-        .ok_or_else(|| {
-            "this page does not name its Web Worker (no <meta name=\"schedlab-worker\">); reload the page, or rebuild the site with scripts/build".to_string()
-        })
-}
-
-/// A module script that loads trunk's worker glue and starts it.
+/// The module a worker starts from (tools/hash-assets writes it beside
+/// the worker's glue, which it imports and starts), resolved against the
+/// page, so any sub-path works. A file of the site's own: the page's CSP
+/// allows workers from nowhere else (no blob: loader).
 fn loader_url() -> Result<String, String> {
     let href = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .ok_or("no page location")?;
-    let name = worker_script()?;
-    let script = Url::new_with_base(&name, &href)
+    let name = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(WORKER_START_META).ok().flatten())
+        .and_then(|m| m.get_attribute("content"))
+        .ok_or_else(|| {
+            "this page does not name its Web Worker (no <meta name=\"schedlab-worker-start\">); reload the page, or rebuild the site with scripts/build".to_string()
+        })?;
+    Url::new_with_base(&name, &href)
+        .map(|u| u.href())
         .map_err(|e| {
             format!(
                 "the worker's address {name} is not valid here: {}",
                 js_words(&e)
             )
-        })?
-        .href();
-    let source = js_sys::Array::of1(&JsValue::from_str(&format!(
-        "import init from '{script}'; await init();"
-    )));
-    let options = BlobPropertyBag::new();
-    options.set_type("application/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&source, &options)
-        .map_err(|e| format!("cannot make the worker loader: {}", js_words(&e)))?;
-    Url::create_object_url_with_blob(&blob)
-        .map_err(|e| format!("cannot make the worker loader: {}", js_words(&e)))
+        })
 }
 
 /// A JavaScript exception's message, not its debug form.

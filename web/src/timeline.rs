@@ -234,7 +234,7 @@ pub fn Timeline(props: &Props) -> Html {
             { for blocks }
             <p class="legend">
                 <span>{ if props.on_mark.is_some() { "▼ wakeup ◆ migration (click one: why it went there), coloured by what placed them: " } else { "▼ wakeup ◆ migration, coloured by what placed them: " } }</span>
-                { for reasons.iter().map(|r| html! { <span class="reason"><i style={format!("background:{}", color_of(r))}></i>{ r.clone() }</span> }) }
+                { for reasons.iter().map(|r| html! { <span class="reason"><svg viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={color_of(r)} /></svg>{ r.clone() }</span> }) }
             </p>
         </div>
     }

@@ -115,3 +115,84 @@ fn dispatch(cli: Cli) -> Result<String, failure::Failure> {
         Command::Diverge(args) => cmd::why::diverge(args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::{CommandFactory, Parser};
+
+    /// Every command's --help, as the book's command-line reference
+    /// (docs/book/src/generated/cli.md), at a fixed width.
+    fn reference() -> String {
+        fn walk(cmd: &mut clap::Command, path: &str, out: &mut String) {
+            let help = cmd.render_long_help().to_string();
+            out.push_str(&format!(
+                "## `{path}`\n\n```text\n{}\n```\n\n",
+                help.trim_end()
+            ));
+            for sub in cmd.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+                let name = format!("{path} {}", sub.get_name());
+                walk(sub, &name, out);
+            }
+        }
+        let mut cmd = Cli::command().term_width(100);
+        cmd.build();
+        let mut out = String::from(GENERATED);
+        walk(&mut cmd, "schedlab", &mut out);
+        out
+    }
+
+    /// What `schedlab domains` prints for the machines and eras the book's
+    /// model chapter shows (docs/book/src/generated/domains.md).
+    fn domains() -> String {
+        let mut out = String::from(GENERATED);
+        for (machine, era) in [
+            ("phoenix-2008", "2.6.27"),
+            ("phoenix-2008", "2.6.28"),
+            ("ivb-ep-2s", "4.15"),
+            ("desktop-8c", "6.12"),
+        ] {
+            let argv = ["schedlab", "domains", machine, "--era", era, "--cpu", "0"];
+            let printed = super::dispatch(Cli::try_parse_from(argv).unwrap()).unwrap();
+            let command = argv.join(" ");
+            out.push_str(&format!(
+                "## {machine}, {era}\n\n```text\n$ {command}\n{printed}```\n\n"
+            ));
+        }
+        out
+    }
+
+    const GENERATED: &str =
+        "<!-- Generated from the command line by `cargo test -p schedlab-cli`; \
+                             SCHEDLAB_BLESS=1 rewrites it. -->\n\n";
+
+    /// Compares a generated page of the book with `actual`, or rewrites it.
+    fn check_page(name: &str, actual: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/book/src/generated")
+            .join(name);
+        if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+            std::fs::write(&path, actual).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            expected == actual,
+            "{} is stale: run SCHEDLAB_BLESS=1 cargo test -p schedlab-cli",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn the_books_command_line_reference_is_current() {
+        let actual = reference();
+        assert!(actual.contains("## `schedlab run`") && actual.contains("--repeats"));
+        check_page("cli.md", &actual);
+    }
+
+    #[test]
+    fn the_books_domain_listings_are_current() {
+        let actual = domains();
+        assert!(actual.contains("BALANCE_NEWIDLE") && actual.contains("## desktop-8c, 6.12"));
+        check_page("domains.md", &actual);
+    }
+}

@@ -148,6 +148,21 @@ impl Error {
     }
 }
 
+/// Input quoted in an error, cut to its first and last characters when it
+/// is long (with its length), so that a pasted megabyte does not come back
+/// as the error message.
+pub fn excerpt(text: &str) -> String {
+    const HEAD: usize = 48;
+    const TAIL: usize = 16;
+    let n = text.chars().count();
+    if n <= HEAD + TAIL + 16 {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(HEAD).collect();
+    let tail: String = text.chars().skip(n - TAIL).collect();
+    format!("{head}…{tail} ({n} characters)")
+}
+
 /// A JSON document that does not read as `T`, as an error in words: what
 /// is wrong, where (the path of fields and the line and column), and what
 /// would be valid. `what` names the document ("experiment JSON"); the error
@@ -213,7 +228,7 @@ pub fn serde_in_words(msg: &str) -> String {
         Some(i) => &msg[..i],
         None => msg,
     };
-    let quoted = |s: &str| s.replace('`', "\"");
+    let quoted = |s: &str| excerpt(&s.replace('`', "\""));
     let list = |s: &str| -> String {
         s.replace("` or `", "`, `")
             .split(", ")
@@ -269,7 +284,7 @@ pub fn serde_in_words(msg: &str) -> String {
             ("string ", "the string "),
         ] {
             if let Some(rest) = s.strip_prefix(k) {
-                return format!("{w}{}", rest.trim_matches('`'));
+                return format!("{w}{}", excerpt(rest.trim_matches('`')));
             }
         }
         match s {
@@ -318,7 +333,7 @@ pub fn serde_in_words(msg: &str) -> String {
             } else {
                 String::new()
             };
-            return format!("unknown {kind} \"{name}\"{valid}");
+            return format!("unknown {kind} \"{}\"{valid}", excerpt(name));
         }
     }
     if let Some(name) = msg.strip_prefix("missing field ") {
@@ -352,6 +367,19 @@ pub fn serde_in_words(msg: &str) -> String {
 mod tests {
     use super::*;
     use crate::experiment::Experiment;
+
+    #[test]
+    fn long_input_is_quoted_as_an_excerpt_that_says_its_length() {
+        assert_eq!(excerpt("short"), "short");
+        let exact = "y".repeat(80);
+        assert_eq!(excerpt(&exact), exact);
+        let long = format!("{}{}", "a".repeat(50), "é".repeat(50));
+        let e = excerpt(&long);
+        assert_eq!(
+            e,
+            format!("{}…{} (100 characters)", "a".repeat(48), "é".repeat(16))
+        );
+    }
 
     #[test]
     fn a_path_in_an_experiment_names_its_part() {

@@ -165,12 +165,32 @@ fn simulated(p: &Published, r: &Results, at: At) -> Vec<f64> {
 pub fn table(
     run: &mut dyn FnMut(&Experiment) -> Result<Results, String>,
 ) -> Result<String, String> {
+    table_of(PUBLISHED.iter(), run)
+}
+
+/// The table of the figures whose preset's name starts with `prefix` (one
+/// commit's: `retune-`, `waweight-`), as the book shows each beside its
+/// commit.
+pub fn table_for(
+    prefix: &str,
+    run: &mut dyn FnMut(&Experiment) -> Result<Results, String>,
+) -> Result<String, String> {
+    table_of(
+        PUBLISHED.iter().filter(|p| p.preset.starts_with(prefix)),
+        run,
+    )
+}
+
+fn table_of<'a>(
+    figures: impl Iterator<Item = &'a Published>,
+    run: &mut dyn FnMut(&Experiment) -> Result<Results, String>,
+) -> Result<String, String> {
     let mut cache: Vec<(&str, Results)> = Vec::new();
     let mut out = format!(
         "{:<42} {:<13} {:>10} {:>10} {:>7}  {}\n",
         "published figure", "variant", "published", "simulated", "ratio", "direction"
     );
-    for p in PUBLISHED {
+    for p in figures {
         if !cache.iter().any(|(n, _)| *n == p.preset) {
             let exp = presets::get(p.preset).map_err(|e| e.to_string())?;
             cache.push((p.preset, run(&exp)?));

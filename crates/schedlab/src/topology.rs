@@ -741,7 +741,9 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
                     Error::invalid(
                         Concern::Machine,
                         format!(
-                            "lscpu line {line_no}: column {col} is {v:?}, not a number: {raw:?}"
+                            "lscpu line {line_no}: column {col} is {:?}, not a number: {:?}",
+                            crate::error::excerpt(v),
+                            crate::error::excerpt(raw)
                         ),
                     )
                 }),
@@ -751,7 +753,10 @@ pub fn parse_lscpu(name: &str, text: &str) -> Result<MachineSpec> {
             get(col)?.ok_or_else(|| {
                 Error::invalid(
                     Concern::Machine,
-                    format!("lscpu line {line_no}: column {col} is missing: {raw:?}"),
+                    format!(
+                        "lscpu line {line_no}: column {col} is missing: {:?}",
+                        crate::error::excerpt(raw)
+                    ),
                 )
             })
         };
@@ -1182,5 +1187,10 @@ mod tests {
         let spec = parse_lscpu("x", "0,0,0,0,,0,0,0,0\n0,1,0,0,,1,1,1,0\n").unwrap();
         let err = Topology::from_spec(&spec).unwrap_err().to_string();
         assert!(err.contains("CPU 0 is listed twice"), "{err}");
+        // A pasted line of any length comes back as an excerpt.
+        let long = format!("# CPU,Core,Socket,Node\n0{},0,0,0\n", "x".repeat(100_000));
+        let err = parse_lscpu("x", &long).unwrap_err().to_string();
+        assert!(err.len() < 400, "{} chars", err.len());
+        assert!(err.contains("(100001 characters)"), "{err}");
     }
 }

@@ -46,9 +46,11 @@ pub fn App() -> Html {
     // The runs module keeps each finished run: read the history again.
     {
         let runs = runs.clone();
-        use_effect_with(*runner.kept, move |kept| {
-            if *kept > 0 {
-                runs.set(Rc::new(history::entries()));
+        use_effect_with((*runner.kept).clone(), move |kept| {
+            if kept.count > 0 {
+                let mut again = history::entries();
+                again.trouble = kept.trouble.clone().or(again.trouble);
+                runs.set(Rc::new(again));
             }
         });
     }
@@ -64,7 +66,7 @@ pub fn App() -> Html {
         Callback::from(move |()| {
             history::forget();
             history::save_pinned(None);
-            runs.set(Rc::new(Vec::new()));
+            runs.set(Rc::new(history::entries()));
             pinned.set(None);
         })
     };
@@ -77,9 +79,9 @@ pub fn App() -> Html {
     // The pinned run, unless it is the one shown, for the runs module.
     {
         let runner = runner.clone();
-        let latest = runs.last().map(|r| r.id);
+        let latest = runs.runs.last().map(|r| r.id);
         let baseline = (*pinned)
-            .filter(|id| runs.iter().any(|r| r.id == *id))
+            .filter(|id| runs.runs.iter().any(|r| r.id == *id))
             .filter(|id| latest != Some(*id) || run.running);
         use_effect_with(baseline, move |b| runner.set_baseline(*b));
     }
@@ -147,6 +149,24 @@ pub fn App() -> Html {
             );
         })
     };
+    // An experiment file (as `schedlab run FILE` reads it, or as Download
+    // experiment wrote it) opens in the editor; a refusal shows under it.
+    let open_experiment = {
+        let editor = editor.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let editor = editor.clone();
+            let done = wasm_bindgen::closure::Closure::once(move |v: wasm_bindgen::JsValue| {
+                editor.dispatch(Edit::OpenFile(v.as_string().unwrap_or_default()));
+            });
+            let _ = file.text().then(&done);
+            done.forget();
+        })
+    };
     let copy_link = {
         let (editor, copied) = (editor.clone(), copied.clone());
         Callback::from(move |_| {
@@ -178,19 +198,26 @@ pub fn App() -> Html {
             format!("{msg} (at {field})")
         }
     });
+    let file_error = editor
+        .error_at(&FieldId::ExperimentFile)
+        .map(str::to_string);
     let below = html! {
         <>
-            <HistoryList history={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
+            <HistoryList kept={(*runs).clone()} pinned={*pinned} {on_open} {on_pin} {on_clear} />
             <div class="panels">
                 <MachinePanel editor={editor.clone()} />
                 <WorkloadPanel editor={editor.clone()} />
                 <KernelPanel editor={editor.clone()} />
             </div>
-            <details class="experiment-json">
+            <details class="experiment-json" open={file_error.is_some()}>
                 <summary>{ "Experiment JSON (run it natively: schedlab run FILE)" }</summary>
                 <div class="actions">
                     <button class="secondary" id="download-experiment" onclick={download_experiment}>{ "Download experiment" }</button>
+                    <label class="secondary">{ "Open an experiment file " }
+                        <input type="file" id="experiment-file" data-field={FieldId::ExperimentFile.to_string()} accept=".json,application/json" onchange={open_experiment} />
+                    </label>
                 </div>
+                if let Some(e) = file_error { <small class="field-error" id="experiment-file-error" role="alert">{ e }</small> }
                 <pre id="experiment-json" tabindex="0">{ crate::json::experiment(exp) }</pre>
             </details>
             if *help_open {
@@ -206,6 +233,8 @@ pub fn App() -> Html {
                     <p class="tagline">{ "What the Linux scheduler's wakeup and load-balancing policies do to real workloads." }</p>
                 </div>
                 <div class="top-actions">
+                    <a class="book-link" id="book-link" href="book/index.html"
+                        title="The book: the seed commits, the model and its sources, with live experiments">{ "Book" }</a>
                     <button class="secondary" id="theme" onclick={on_theme.reform(|_| ())}
                         title="Theme: system, light or dark (T)">{ format!("Theme: {}", *theme) }</button>
                     <button class="secondary" id="help-button" onclick={{ let h = help_open.clone(); move |_| h.set(true) }}

@@ -40,12 +40,20 @@ struct Channel {
     kept: u64,
 }
 
+/// How many runs the runs module has added to the history, and what it
+/// could not keep at the last, in words.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeptRuns {
+    pub count: u64,
+    pub trouble: Option<String>,
+}
+
 /// The run as the editor sees it, and the way to the runs module.
 #[derive(Clone)]
 pub struct Runs {
     pub status: UseStateHandle<RunStatus>,
-    /// How many runs the runs module has added to the history.
-    pub kept: UseStateHandle<u64>,
+    /// What the runs module has added to the history.
+    pub kept: UseStateHandle<KeptRuns>,
     channel: Rc<RefCell<Channel>>,
 }
 
@@ -53,7 +61,7 @@ pub struct Runs {
 pub fn use_runs() -> Runs {
     let runs = Runs {
         status: use_state(RunStatus::default),
-        kept: use_state(|| 0),
+        kept: use_state(KeptRuns::default),
         channel: use_mut_ref(Channel::default),
     };
     {
@@ -177,16 +185,7 @@ impl Runs {
 
     /// Fetches and starts the runs module; it says Ready when it listens.
     fn load(&self) -> Result<(), String> {
-        let url = module_url()?;
-        let import = js_sys::Function::new_with_args(
-            "url",
-            "return import(url).then(function (m) { return m.default(); });",
-        );
-        let promise: js_sys::Promise = import
-            .call1(&JsValue::NULL, &JsValue::from_str(&url))
-            .map_err(|e| js_words(&e))?
-            .dyn_into()
-            .map_err(|_| "the browser cannot import modules".to_string())?;
+        let promise = import_and_start(&module_url()?);
         let runs = self.clone();
         let on_error =
             Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| runs.load_failed(js_words(&e)));
@@ -242,16 +241,26 @@ impl Runs {
             // A late word on an earlier run does not undo a newer one.
             ToEditor::Status(s) if s.generation >= self.current().generation => self.set_status(s),
             ToEditor::Status(_) => {}
-            ToEditor::Kept => {
-                let n = {
+            ToEditor::Kept(trouble) => {
+                let count = {
                     let mut ch = self.channel.borrow_mut();
                     ch.kept += 1;
                     ch.kept
                 };
-                self.kept.set(n);
+                self.kept.set(KeptRuns { count, trouble });
             }
         }
     }
+}
+
+// A module of its own (wasm-bindgen writes it beside the glue), not a
+// Function built from a string: the page's CSP allows no eval.
+#[wasm_bindgen::prelude::wasm_bindgen(
+    inline_js = "export function import_and_start(url) { return import(url).then((m) => m.default()); }"
+)]
+extern "C" {
+    /// Imports the runs module at `url` and starts it (its default export).
+    fn import_and_start(url: &str) -> js_sys::Promise;
 }
 
 /// The runs module's glue, resolved against the page (any sub-path works).

@@ -1,3 +1,4 @@
 fn main() {
+    schedlab_web::panic::install("worker");
     schedlab_web::worker::listen();
 }

@@ -241,8 +241,9 @@ fn user_edits(ed: &Editor) -> Vec<Edit> {
 fn kind(e: &Edit) -> &'static str {
     match e {
         // Page-level, from the picker, the gallery or the history: their
-        // errors are the summary's above the panels.
-        Edit::LoadPreset(_) | Edit::Load(_) => "load",
+        // errors are the summary's above the panels (an experiment file's
+        // under its input, outside the panels: web/e2e/fuzz.test.mjs).
+        Edit::LoadPreset(_) | Edit::Load(_) | Edit::OpenFile(_) => "load",
         Edit::Policy(PolicyEdit::AddVariant | PolicyEdit::RemoveVariant(_)) => "variants",
         Edit::Machine(e) => match e {
             MachineEdit::Preset(_) => "machine preset",

@@ -58,8 +58,9 @@ pub fn RunsApp() -> Html {
                         },
                         Ok(ToRuns::Cancel) => runner.cancel(),
                         Ok(ToRuns::Baseline(id)) => {
-                            let rec =
-                                id.and_then(|id| history::load().into_iter().find(|r| r.id == id));
+                            let rec = id.and_then(|id| {
+                                history::load().runs.into_iter().find(|r| r.id == id)
+                            });
                             baseline.set(rec.map(|r| Rc::new((r.name(), r.results()))));
                         }
                         Err(e) => web_sys::console::error_1(&e.to_string().into()),
@@ -139,7 +140,7 @@ fn EmbedDiverge(props: &EmbedProps) -> Html {
 fn keep(view: &RunView, exp: &Experiment, results: &schedlab::experiment::Results) {
     let wall = (js_sys::Date::now() - view.started_ms) / 1000.0;
     crate::app::estimate::save_rate(view.events(), wall, view.workers);
-    let before = history::load();
+    let before = history::load().runs;
     let rec = Record::of(
         exp,
         results,
@@ -148,8 +149,8 @@ fn keep(view: &RunView, exp: &Experiment, results: &schedlab::experiment::Result
         &before,
     );
     let next = history::push(&before, rec);
-    history::save(&next);
-    bridge::to_editor(&ToEditor::Kept);
+    let trouble = history::save(&next);
+    bridge::to_editor(&ToEditor::Kept(trouble));
 }
 
 /// The results to show: the last ones stay (dimmed) while a new run goes,

@@ -13,6 +13,8 @@ pub enum Edit {
     LoadPreset(String),
     /// Open an experiment (from the history).
     Load(Box<Experiment>),
+    /// Open an experiment file's JSON (as `schedlab run FILE` reads it).
+    OpenFile(String),
     Machine(MachineEdit),
     Policy(PolicyEdit),
     Workload(WorkloadEdit),
@@ -137,6 +139,7 @@ impl Edit {
     pub fn field(&self) -> FieldId {
         match self {
             Edit::LoadPreset(_) | Edit::Load(_) => FieldId::Whole,
+            Edit::OpenFile(_) => FieldId::ExperimentFile,
             Edit::Machine(e) => e.field(),
             Edit::Policy(e) => e.field(),
             Edit::Workload(e) => e.field(),
@@ -147,6 +150,7 @@ impl Edit {
     pub fn text(&self) -> Option<&str> {
         match self {
             Edit::LoadPreset(_) | Edit::Load(_) => None,
+            Edit::OpenFile(t) => Some(t),
             Edit::Machine(e) => e.text(),
             Edit::Policy(PolicyEdit::Variant(_, e)) => e.text(),
             Edit::Policy(_) => None,

@@ -44,6 +44,15 @@ pub enum FieldId {
     RtApp,
     /// A scheduler trace file.
     Trace,
+    /// An experiment file opened in the page.
+    ExperimentFile,
+}
+
+impl FieldId {
+    /// Whether an edit at this field replaces the whole experiment.
+    pub fn is_whole(&self) -> bool {
+        matches!(self, FieldId::Whole | FieldId::ExperimentFile)
+    }
 }
 
 /// A field of one variant.
@@ -150,6 +159,7 @@ impl fmt::Display for FieldId {
             FieldId::Program => f.write_str("workload.program"),
             FieldId::RtApp => f.write_str("workload.rtapp"),
             FieldId::Trace => f.write_str("workload.trace"),
+            FieldId::ExperimentFile => f.write_str("experiment.file"),
             FieldId::SweepParam => f.write_str("sweep.param"),
             FieldId::Sweep => f.write_str("sweep"),
             FieldId::Seed => f.write_str("seed"),

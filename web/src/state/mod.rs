@@ -206,7 +206,7 @@ impl Reducible for Editor {
         match apply(&mut next.experiment, action) {
             Ok(notice) => {
                 next.notice = notice;
-                if field == FieldId::Whole {
+                if field.is_whole() {
                     // A new experiment: the old one's unparsed texts are moot.
                     next.field_errors.clear();
                 }
@@ -234,6 +234,10 @@ fn apply(exp: &mut Experiment, action: Edit) -> Applied {
         }
         Edit::Load(e) => {
             *exp = *e;
+            Ok(None)
+        }
+        Edit::OpenFile(text) => {
+            *exp = Experiment::from_json(&text)?;
             Ok(None)
         }
         Edit::Machine(edit) => machine::apply(exp, edit),

@@ -13,7 +13,10 @@ pub(super) fn parse_u64(text: &str) -> Result<u64, Error> {
     t.parse().map_err(|_| {
         invalid(
             Concern::Experiment,
-            format!("\"{}\" is not a whole number", text.trim()),
+            format!(
+                "\"{}\" is not a whole number",
+                schedlab::error::excerpt(text.trim())
+            ),
         )
     })
 }
@@ -85,7 +88,10 @@ pub(super) fn param_value(
             _ => {
                 return Err(invalid(
                     Concern::Workload,
-                    format!("{name} is on or off, not \"{t}\""),
+                    format!(
+                        "{name} is on or off, not \"{}\"",
+                        schedlab::error::excerpt(t)
+                    ),
                 ))
             }
         },

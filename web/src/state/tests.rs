@@ -481,3 +481,23 @@ fn rtapp_edit(text: &str) -> WorkloadEdit {
         imported,
     }
 }
+
+#[test]
+fn an_experiment_file_opens_as_downloaded_and_a_bad_one_is_refused_where_it_was_given() {
+    let ed = Editor::preset("retune-lat-ctx");
+    let other = presets::get("waweight-tbench").unwrap();
+    let opened = edit(ed.clone(), Edit::OpenFile(crate::json::experiment(&other)));
+    assert_eq!(opened.experiment, other);
+    assert!(opened.is_valid(), "{:?}", opened.invalid);
+
+    let truncated = crate::json::experiment(&other);
+    let truncated = &truncated[..truncated.len() / 2];
+    let refused = edit(opened.clone(), Edit::OpenFile(truncated.into()));
+    let error = refused.error_at(&FieldId::ExperimentFile).unwrap();
+    assert!(error.contains("line"), "{error}");
+    assert_eq!(refused.experiment, other, "a refused file changes nothing");
+
+    // A good file after a bad one clears the error.
+    let again = edit(refused, Edit::OpenFile(crate::json::experiment(&other)));
+    assert_eq!(again.error_at(&FieldId::ExperimentFile), None);
+}

@@ -16,7 +16,7 @@ pub(super) struct At {
 impl At {
     pub fn child(&self, f: &Field) -> At {
         At {
-            path: format!("{}.{}", self.path, f.key),
+            path: format!("{}.{}", self.path, crate::error::excerpt(&f.key)),
             line: f.line,
         }
     }
