@@ -162,6 +162,30 @@ mod tests {
         out
     }
 
+    /// Every record in docs/validate/ (`schedlab validate --record`), as
+    /// `schedlab validate --show` prints it, for the book's calibrate chapter
+    /// (docs/book/src/generated/validate-records.md).
+    fn validate_records() -> String {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/validate");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        let mut out = String::from(GENERATED);
+        for path in files {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let argv = ["schedlab", "validate", "--show", path.to_str().unwrap()];
+            let printed = super::dispatch(Cli::try_parse_from(argv).unwrap())
+                .unwrap_or_else(|e| panic!("docs/validate/{name}: {e}"));
+            out.push_str(&format!(
+                "## {name}\n\n```text\n$ schedlab validate --show docs/validate/{name}\n{printed}```\n\n"
+            ));
+        }
+        out
+    }
+
     const GENERATED: &str =
         "<!-- Generated from the command line by `cargo test -p schedlab-cli`; \
                              SCHEDLAB_BLESS=1 rewrites it. -->\n\n";
@@ -187,6 +211,16 @@ mod tests {
         let actual = reference();
         assert!(actual.contains("## `schedlab run`") && actual.contains("--repeats"));
         check_page("cli.md", &actual);
+    }
+
+    #[test]
+    fn the_books_validate_records_are_current() {
+        let actual = validate_records();
+        assert!(
+            actual.contains("sim/real") && actual.contains("A/B change"),
+            "{actual}"
+        );
+        check_page("validate-records.md", &actual);
     }
 
     #[test]

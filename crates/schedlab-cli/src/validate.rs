@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use schedlab::experiment::{self, Experiment};
 use schedlab::policy::Era;
 use schedlab::topology::{MachineSpec, Topology};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -24,45 +24,50 @@ pub struct Options {
     pub quick: bool,
     pub json: bool,
     pub jobs: Option<usize>,
+    /// Also write the report as a record (JSON) to this file.
+    pub record: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Real {
     median: f64,
     spread: f64,
     values: Vec<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Row {
     workload: String,
     command: String,
-    unit: &'static str,
+    unit: String,
     real: Option<Real>,
     simulated: Option<f64>,
     /// simulated / real median.
     ratio: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Direction {
     comparison: String,
     real_change_pct: f64,
     simulated_change_pct: f64,
     /// yes, NO, "noise" (the real change is within the runs' spread) or
     /// "flat" (the simulated change is under 0.1%).
-    agree: &'static str,
+    agree: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Skip {
-    tool: &'static str,
-    package: &'static str,
+    tool: String,
+    package: String,
     why: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-struct Report {
+/// What `validate` found: printed as a table, or kept as a record
+/// (`--record`) that names the machine whole, so that anyone can simulate
+/// it again, and that the book shows as a table (`--show` prints one).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
     kernel: String,
     era: String,
     era_note: String,
@@ -71,6 +76,24 @@ struct Report {
     rows: Vec<Row>,
     directions: Vec<Direction>,
     skipped: Vec<Skip>,
+    /// The machine simulated (calibrated or given), as its JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    machine_spec: Option<MachineSpec>,
+    /// The schedlab that made it.
+    #[serde(default)]
+    schedlab: String,
+}
+
+impl Report {
+    /// A record as `--record` wrote it.
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a validate record: {e}"))
+    }
+
+    /// The table `validate` prints.
+    pub fn text(&self) -> String {
+        text(self)
+    }
 }
 
 /// One workload: the real command and the simulated benchmark.
@@ -371,7 +394,11 @@ pub fn run(o: &Options) -> Result<String, String> {
             Ok(()) => usable.push(tool),
             Err(why) => {
                 eprintln!("validate: skipping {tool}: {why} (Debian package {package})");
-                skipped.push(Skip { tool, package, why });
+                skipped.push(Skip {
+                    tool: tool.into(),
+                    package: package.into(),
+                    why,
+                });
             }
         }
     }
@@ -461,7 +488,7 @@ pub fn run(o: &Options) -> Result<String, String> {
         rows.push(Row {
             workload: c.name.clone(),
             command,
-            unit: c.unit,
+            unit: c.unit.into(),
             ratio: real.as_ref().map(|r| sim / r.median),
             real,
             simulated: Some(sim),
@@ -477,7 +504,14 @@ pub fn run(o: &Options) -> Result<String, String> {
         rows,
         directions,
         skipped,
+        machine_spec: Some(spec),
+        schedlab: format!("schedlab {}", env!("CARGO_PKG_VERSION")),
     };
+    if let Some(path) = &o.record {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(path, json).map_err(|e| format!("--record {path}: {e}"))?;
+        eprintln!("validate: the record is in {path}");
+    }
     Ok(if o.json {
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n"
     } else {
@@ -563,7 +597,7 @@ fn directions(rows: &[Row], o: &Options) -> Vec<Direction> {
             comparison: what,
             real_change_pct: real,
             simulated_change_pct: sim,
-            agree,
+            agree: agree.into(),
         });
     }
     out
@@ -627,6 +661,50 @@ mod tests {
         assert_eq!(era_for("2.6.27.5").0, Era::V2_6_27);
         assert_eq!(era_for("2.6.18").0, Era::V2_6_27);
         assert_eq!(era_for("banana").0, Era::V6_12);
+    }
+
+    #[test]
+    fn a_record_reads_back_as_the_table_it_was() {
+        let spec = schedlab::topology::preset("desktop-8c").unwrap();
+        let report = Report {
+            kernel: "6.18.44".into(),
+            era: "6.12".into(),
+            era_note: "newest".into(),
+            machine: "8 CPUs".into(),
+            runs: 3,
+            rows: vec![Row {
+                workload: "perf bench sched pipe, free".into(),
+                command: "perf bench sched pipe -l 10".into(),
+                unit: "usecs/op".into(),
+                real: Some(Real {
+                    median: 5.0,
+                    spread: 0.1,
+                    values: vec![4.9, 5.0, 5.1],
+                }),
+                simulated: Some(4.0),
+                ratio: Some(0.8),
+            }],
+            directions: vec![],
+            skipped: vec![Skip {
+                tool: "hackbench".into(),
+                package: "rt-tests".into(),
+                why: "not installed".into(),
+            }],
+            machine_spec: Some(spec.clone()),
+            schedlab: "schedlab 0.1.0".into(),
+        };
+        let json = serde_json::to_string_pretty(&report).unwrap();
+        let back = Report::from_json(&json).unwrap();
+        assert_eq!(back.text(), report.text());
+        assert_eq!(back.machine_spec, Some(spec));
+        assert!(
+            report.text().contains("4.0000     0.80"),
+            "{}",
+            report.text()
+        );
+        assert!(Report::from_json("{}")
+            .unwrap_err()
+            .starts_with("not a validate record: "));
     }
 
     #[test]

@@ -33,9 +33,19 @@ pub struct Args {
     /// Simulations run in parallel (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Also keep what was found as a record (JSON: the kernel, the machine
+    /// whole, every row), for docs/validate/ and the book.
+    #[arg(long, value_name = "FILE")]
+    record: Option<String>,
+    /// Run nothing: print the table of records kept with --record.
+    #[arg(long, value_name = "RECORD", num_args = 1.., conflicts_with_all = ["machine", "record"])]
+    show: Vec<String>,
 }
 
 pub fn command(args: Args) -> Result<String, Failure> {
+    if !args.show.is_empty() {
+        return show(&args.show);
+    }
     Ok(validate::run(&validate::Options {
         machine: args.machine,
         runs: args.runs,
@@ -46,5 +56,22 @@ pub fn command(args: Args) -> Result<String, Failure> {
         quick: args.quick,
         json: matches!(args.format, DumpFormat::Json),
         jobs: args.jobs,
+        record: args.record,
     })?)
+}
+
+/// Each record's table, under its file's name.
+fn show(paths: &[String]) -> Result<String, Failure> {
+    let mut out = String::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Failure::from(format!("{path}: {e}")))?;
+        let report = validate::Report::from_json(&text)
+            .map_err(|e| Failure::from(format!("{path}: {e}")))?;
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&report.text());
+    }
+    Ok(out)
 }
