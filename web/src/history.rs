@@ -392,7 +392,10 @@ fn split<T: serde::de::DeserializeOwned>(text: &str) -> Split<T> {
                 runs: Vec::new(),
                 readable: None,
                 unreadable: vec![text.to_string()],
-                why: Some(format!("not a JSON list of runs: {e}")),
+                why: Some(format!(
+                    "not a JSON list of runs: {}",
+                    schedlab::error::excerpt(&e.to_string())
+                )),
             }
         }
     };
@@ -410,8 +413,11 @@ fn split<T: serde::de::DeserializeOwned>(text: &str) -> Split<T> {
                 out.readable.as_mut().expect("a list").push(text);
             }
             Err(e) => {
-                out.why
-                    .get_or_insert(format!("run {} of the list: {e}", i + 1));
+                out.why.get_or_insert(format!(
+                    "run {} of the list: {}",
+                    i + 1,
+                    schedlab::error::excerpt(&e.to_string())
+                ));
                 out.unreadable.push(text);
             }
         }
