@@ -4,7 +4,7 @@
 // frame to fit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, screenshot } from './harness.mjs';
+import { useBrowser, openPage, screenshot, leavesOrigin } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -12,15 +12,11 @@ const env = useBrowser();
  * that leave the site's origin. */
 async function openBook(url) {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const origin = new URL(env.server.url).origin;
   const errors = [];
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
   page.on('pageerror', (err) => errors.push(String(err)));
   page.on('response', (res) => res.status() >= 400 && errors.push(`${res.status()} ${res.url()}`));
-  page.on('request', (req) => {
-    const u = new URL(req.url());
-    if (/^https?:$/.test(u.protocol) && u.origin !== origin) errors.push(`left the origin: ${req.url()}`);
-  });
+  page.on('request', (req) => leavesOrigin(req.url(), env.server.url) && errors.push(`left the origin: ${req.url()}`));
   await page.goto(url);
   return { page, errors };
 }
