@@ -1,8 +1,9 @@
-// Puts a Content-Security-Policy <meta> first in each page's <head>, so the
-// site asks nothing of its host (no header to configure): scripts only from
-// the site itself and the inline scripts the build wrote (trunk's module
-// loader), each allowed by its SHA-256; wasm compiled from what those
-// scripts fetch; nothing fetched, framed or posted anywhere else.
+// Puts a Content-Security-Policy <meta> in each page's <head> (after the
+// charset, before any script), so the site asks nothing of its host (no
+// header to configure): scripts only from the site itself and the inline
+// scripts the build wrote (trunk's module loader), each allowed by its
+// SHA-256; wasm compiled from what those scripts fetch; nothing fetched,
+// framed or posted anywhere else.
 //   node tools/csp.mjs PAGE.html...   (run by tools/hash-assets, in dist/)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
