@@ -388,6 +388,9 @@ impl Sim {
             .vruntime
             .wrapping_sub(old_min)
             .wrapping_add(self.cpus[to].rq.min_vruntime);
+        if self.policy.era.rules().migration_makes_cold {
+            e.exec_start_ns = None;
+        }
         self.cpus[to]
             .rq
             .pelt
@@ -495,5 +498,72 @@ impl Sim {
             }
         }
         preempted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskState;
+    use crate::engine::{Sim, SimConfig};
+    use crate::policy::{Era, PolicySpec};
+    use crate::topology::{preset, Topology};
+
+    /// Two spinners per CPU of the 40-CPU Ivy Bridge, run for `ns`.
+    fn crowded(era: Era, ns: u64) -> Sim {
+        let topo = Topology::from_spec(&preset("ivb-ep-2s").unwrap()).unwrap();
+        let task = r#"{"name":"spin","program":[{"compute":{"ns":500000000}}]}"#;
+        let spec =
+            serde_json::from_str(&format!(r#"{{"tasks":[{}]}}"#, [task; 80].join(","))).unwrap();
+        let cfg = SimConfig::new(topo, &PolicySpec::era(era), &spec).unwrap();
+        let mut sim = Sim::new(&cfg).unwrap();
+        sim.run_until(ns).unwrap();
+        sim
+    }
+
+    fn queued_task(sim: &Sim) -> (usize, usize) {
+        (0..sim.tasks.len())
+            .find_map(|t| match sim.tasks[t].state {
+                TaskState::Queued(cpu) if sim.ents[t].exec_start_ns.is_some() => Some((t, cpu)),
+                _ => None,
+            })
+            .expect("a queued task that has run")
+    }
+
+    /// __sched_fork (every era) clears exec_start: a task that has not run
+    /// yet is never cache-hot for task_hot().
+    #[test]
+    fn a_task_that_has_not_run_yet_has_no_exec_start() {
+        let sim = crowded(Era::V2_6_28, 1_000);
+        let waiting = (0..sim.tasks.len())
+            .find(|&t| matches!(sim.tasks[t].state, TaskState::Queued(_)))
+            .expect("80 tasks on 40 CPUs: some wait");
+        assert_eq!(sim.ents[waiting].exec_start_ns, None);
+    }
+
+    /// migrate_task_rq_fair (v4.15) and enqueue_entity on ENQUEUE_MIGRATED
+    /// (v6.3+, so v6.5 and v6.12) clear a migrated task's exec_start;
+    /// v2.6.28's set_task_cpu keeps it.
+    #[test]
+    fn a_migrated_task_is_cold_from_4_15_on_and_keeps_its_clock_in_2_6_28() {
+        for (era, cold) in [
+            (Era::V2_6_28, false),
+            (Era::V4_15, true),
+            (Era::V6_5, true),
+            (Era::V6_12, true),
+        ] {
+            let mut sim = crowded(era, 60_000_000);
+            let (t, from) = queued_task(&sim);
+            let to = (from + 1) % sim.cpus.len();
+            let before = sim.ents[t].exec_start_ns;
+            // set_task_cpu's part of a move (the enqueue after it may pick
+            // the task at once, which starts its clock again).
+            sim.move_accounting(t, from, to);
+            let after = sim.ents[t].exec_start_ns;
+            if cold {
+                assert_eq!(after, None, "{era:?}");
+            } else {
+                assert_eq!(after, before, "{era:?}");
+            }
+        }
     }
 }

@@ -403,8 +403,14 @@ pub struct EraRules {
     /// when the leftmost is more than a slice behind (2.6.3x+).
     pub tick_preempts_by_vruntime: bool,
     /// sched_slice floors a task's slice at sched_min_granularity
-    /// (BASE_SLICE, on by default; 4.15 has none).
-    pub slice_floor: bool,
+    /// (BASE_SLICE, on by default) and check_preempt_tick caps it at
+    /// sched_latency ("when many tasks blow up the sched_period"): both in
+    /// v6.5's fair.c, neither in v4.15's.
+    pub slice_bounds: bool,
+    /// A migrated task's exec_start is cleared, so task_hot() sees it cold
+    /// until it runs (v4.15 migrate_task_rq_fair; v6.3+ enqueue_entity on
+    /// ENQUEUE_MIGRATED). v2.6.2x's set_task_cpu leaves it.
+    pub migration_makes_cold: bool,
     pub wakeup_buddies: WakeupBuddies,
     /// ttwu_queue_cond(): a wakeup is also queued to an idle CPU in the
     /// waker's LLC (v6.5), not only across LLCs.
@@ -505,7 +511,8 @@ const V2_6_27: EraRules = EraRules {
     idlest_group: IdlestGroup::ByLoad,
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
-    slice_floor: false,
+    slice_bounds: false,
+    migration_makes_cold: false,
     wakeup_buddies: WakeupBuddies::Always,
     ttwu_queue_to_idle: false,
     tcp_prequeue: true,
@@ -565,7 +572,8 @@ const V4_15: EraRules = EraRules {
     idlest_group: IdlestGroup::RunnableThenBlocked,
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
-    slice_floor: false,
+    slice_bounds: false,
+    migration_makes_cold: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
     ttwu_queue_to_idle: false,
     tcp_prequeue: false,
@@ -596,7 +604,7 @@ const V6_5: EraRules = EraRules {
     idle_sibling: IdleSibling::V6_5,
     group_compare: GroupCompare::Classified,
     balance_load: BalanceLoad::Pelt,
-    slice_floor: true,
+    slice_bounds: true,
     detach_skip: DetachSkip::RelaxedLoad,
     active_balance: ActiveBalance::TaskMigrationOnly,
     load_indexes: false,

@@ -42,8 +42,12 @@ pub struct Entity {
     pub sum_exec_ns: u64,
     /// sum_exec_ns when the task was last picked (for the slice check).
     pub prev_sum_exec_ns: u64,
-    /// When the running task's CPU time was last accounted.
-    pub exec_start_ns: u64,
+    /// When the running task's CPU time was last accounted; None is the
+    /// kernel's exec_start = 0: never run since fork (__sched_fork) or,
+    /// from v4.15, since it migrated (migrate_task_rq_fair in 4.15,
+    /// enqueue_entity's ENQUEUE_MIGRATED from 6.3), so task_hot sees it
+    /// cold.
+    pub exec_start_ns: Option<u64>,
     pub pelt: Pelt,
     /// EEVDF: the virtual deadline, vruntime + slice x 1024 / weight.
     pub deadline: u64,
@@ -78,7 +82,7 @@ impl Entity {
             vruntime: VRUNTIME_ORIGIN,
             sum_exec_ns: 0,
             prev_sum_exec_ns: 0,
-            exec_start_ns: now_ns,
+            exec_start_ns: None,
             pelt: Pelt::new(now_ns),
             deadline: VRUNTIME_ORIGIN,
             slice_ns: 0,
@@ -233,19 +237,23 @@ impl CfsRq {
     #[inline]
     pub fn update_curr(&mut self, ents: &mut [Entity], now_ns: u64, policy: &KernelPolicy) {
         let mut renewed = false;
+        let mut ran = false;
         if let Some(c) = self.curr {
             let e = &mut ents[c];
-            let delta = now_ns.saturating_sub(e.exec_start_ns);
-            e.exec_start_ns = now_ns;
+            let delta = now_ns.saturating_sub(e.exec_start_ns.unwrap_or(now_ns));
+            e.exec_start_ns = Some(now_ns);
             e.sum_exec_ns += delta;
             e.vruntime += calc_delta_fair(delta, e.weight);
-            if self.eevdf && delta > 0 {
+            ran = delta > 0;
+            if self.eevdf && ran {
                 renewed = Self::update_deadline(e, policy);
             }
         }
         self.update_min_vruntime(ents);
-        if self.eevdf && self.nr_running > 1 && self.curr.is_some() {
-            let c = self.curr.expect("checked");
+        // v6.12 update_curr returns before the resched test when no time
+        // has passed, so PREEMPT_SHORT is judged only on elapsed time.
+        if self.eevdf && ran && self.nr_running > 1 {
+            let c = self.curr.expect("ran");
             if renewed || self.did_preempt_short(c, ents, policy) {
                 self.resched = true;
                 self.clear_buddies(c);
@@ -374,7 +382,7 @@ impl CfsRq {
     pub fn set_curr(&mut self, id: TaskId, ents: &mut [Entity], now_ns: u64) {
         self.tree_remove(id, &ents[id]);
         let e = &mut ents[id];
-        e.exec_start_ns = now_ns;
+        e.exec_start_ns = Some(now_ns);
         e.prev_sum_exec_ns = e.sum_exec_ns;
         // pick_next_task_fair (4.15+) moves the pick to the list's head.
         self.list_clock += 1;
@@ -492,7 +500,7 @@ impl CfsRq {
         if initial {
             if f.has(Feature::StartDebit) {
                 v += calc_delta_fair(
-                    self.slice(e.weight, false, era.rules().slice_floor, t),
+                    self.slice(e.weight, false, era.rules().slice_bounds, t),
                     e.weight,
                 );
             }
@@ -649,7 +657,11 @@ impl CfsRq {
         }
         let Some(c) = self.curr else { return false };
         let e = &ents[c];
-        let ideal = self.slice(e.weight, true, era.rules().slice_floor, t);
+        let bounded = era.rules().slice_bounds;
+        let mut ideal = self.slice(e.weight, true, bounded, t);
+        if bounded {
+            ideal = ideal.min(t.latency_ns);
+        }
         let ran = e.sum_exec_ns - e.prev_sum_exec_ns;
         if ran > ideal {
             return true;
@@ -694,11 +706,35 @@ mod tests {
         rq.enqueue(1, &mut e);
         assert_eq!(rq.slice(15, true, false, &t), 24_000_000 * 15 / 1039);
         assert_eq!(
-            rq.slice(15, true, Era::V6_5.rules().slice_floor, &t),
+            rq.slice(15, true, Era::V6_5.rules().slice_bounds, &t),
             3_000_000
         );
-        assert!(!Era::V4_15.rules().slice_floor);
+        assert!(!Era::V4_15.rules().slice_bounds);
         assert_eq!(rq.slice(1024, true, true, &t), 24_000_000 * 1024 / 1039);
+    }
+
+    /// check_preempt_tick (v6.5): the slice is capped at sched_latency
+    /// when many tasks stretch the period. A nice -20 task among nine nice
+    /// 0 ones has 30 ms x 88761 / 97977 = 27.2 ms of a 30 ms period; after
+    /// 25 ms it is preempted in 6.5 (cap 24 ms), not under v4.15's rule,
+    /// which has no cap.
+    #[test]
+    fn check_preempt_tick_6_5_caps_the_slice_at_sched_latency() {
+        let t = Tunables::defaults(Era::V6_5, 8);
+        let mut weights = vec![weight_of_nice(-20)];
+        weights.extend([1024; 9]);
+        let mut e = ents(&weights);
+        let mut rq = CfsRq::new(0);
+        for id in 0..e.len() {
+            rq.enqueue(id, &mut e);
+        }
+        rq.set_curr(0, &mut e, 0);
+        assert_eq!(rq.slice(e[0].weight, true, true, &t), 27_178_113);
+        e[0].sum_exec_ns = 25_000_000;
+        assert!(rq.tick_preempts(&e, Era::V6_5, &t));
+        assert!(!rq.tick_preempts(&e, Era::V4_15, &t));
+        e[0].sum_exec_ns = 23_000_000;
+        assert!(!rq.tick_preempts(&e, Era::V6_5, &t));
     }
 
     #[test]

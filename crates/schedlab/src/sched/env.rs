@@ -108,10 +108,12 @@ pub trait SchedEnv {
 }
 
 /// task_hot()'s clock test: the task ran within migration_cost, so its
-/// cache is likely still warm where it ran.
+/// cache is likely still warm where it ran. A task that has not run since
+/// fork (or, v4.15+, since it migrated) is cold.
 pub fn ran_recently(env: &impl SchedEnv, task: usize) -> bool {
-    env.now().saturating_sub(env.entity(task).exec_start_ns)
-        < env.policy().tunables.migration_cost_ns
+    env.entity(task)
+        .exec_start_ns
+        .is_some_and(|t| env.now().saturating_sub(t) < env.policy().tunables.migration_cost_ns)
 }
 
 /// Whether two CPUs share a last-level cache.

@@ -120,7 +120,7 @@ impl TestEnv {
         } else {
             rq.enqueue(id, &mut self.ents);
             // Queued tasks last ran 10 ms ago: not cache-hot.
-            self.ents[id].exec_start_ns = self.now - 10_000_000;
+            self.ents[id].exec_start_ns = Some(self.now - 10_000_000);
         }
         self.idle[cpu] = false;
         super::note_nr_running(&mut self.state, self.rqs[cpu].nr_running);

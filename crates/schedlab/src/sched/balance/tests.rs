@@ -280,7 +280,7 @@ fn detach_tasks_4_15_takes_the_least_recently_picked_first() {
     env.rqs[0].set_curr(0, &mut env.ents, env.now);
     env.affinity[1] = CpuSet::single(0);
     for t in 1..4 {
-        env.ents[t].exec_start_ns = env.now - 10_000_000;
+        env.ents[t].exec_start_ns = Some(env.now - 10_000_000);
     }
     let imb = |amount| Imbalance {
         group: 0,
@@ -502,7 +502,7 @@ fn smt_siblings_never_hot_only_in_6_5() {
         let mut env = TestEnv::era("desktop-8c", era);
         env.hogs(&[0], 3);
         for t in 1..3 {
-            env.ents[t].exec_start_ns = env.now;
+            env.ents[t].exec_start_ns = Some(env.now);
         }
         let smt = level_index(&env, 8, "SMT");
         let pulled = load_balance(&mut env, 8, smt, IdleType::Idle, &mut LbWork::default());

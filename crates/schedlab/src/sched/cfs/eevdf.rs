@@ -572,6 +572,38 @@ mod tests {
         assert!(q.protected(0, &e), "a pick does");
     }
 
+    /// update_curr (v6.12) returns before its reschedule test when no time
+    /// has passed, so PREEMPT_SHORT's did_preempt_short is judged only
+    /// after curr ran.
+    #[test]
+    fn did_preempt_short_waits_for_time_to_pass() {
+        let p = policy("");
+        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
+        let mut q = rq();
+        q.place(0, &mut e, false, &p);
+        q.enqueue(0, &mut e);
+        q.set_curr(0, &mut e, 0);
+        q.place(1, &mut e, false, &p);
+        q.enqueue(1, &mut e);
+        // A runs out its request: a new deadline ends its protection, and
+        // 3 ms of vruntime against B's 0 leaves it ineligible.
+        q.update_curr(&mut e, 3_000_000, &p);
+        assert!(q.resched);
+        assert!(!q.protected(0, &e) && !q.entity_eligible(0, &e));
+        q.resched = false;
+        q.update_curr(&mut e, 3_000_000, &p);
+        assert!(!q.resched, "no time passed: no reschedule test");
+        q.update_curr(&mut e, 3_000_001, &p);
+        assert!(q.resched, "did_preempt_short: curr is not eligible");
+        let p = policy(r#""PREEMPT_SHORT":false"#);
+        q.resched = false;
+        q.update_curr(&mut e, 3_000_002, &p);
+        assert!(
+            !q.resched,
+            "without PREEMPT_SHORT curr runs to its deadline"
+        );
+    }
+
     #[test]
     fn a_woken_task_with_a_shorter_slice_ends_run_to_parity() {
         // Curr A placed on an empty queue: V = 0, slice 3 ms, deadline 3 ms,

@@ -393,7 +393,8 @@ fn rates_are_read_from_time_not_counted_in_whole_completions() {
 
 #[test]
 fn sysbench_commits_wake_many_and_print_transactions() {
-    let b = bench(r#"{"kind":"sysbench","threads":8,"db":"pgsql","duration_ms":100}"#);
+    // Twice as many connections as CPUs, so that row locks are waited on.
+    let b = bench(r#"{"kind":"sysbench","threads":16,"db":"pgsql","duration_ms":100}"#);
     let (out, r) = run("desktop-8c", Era::V6_5, &b);
     assert!(r.text.lines().any(sysbench_line), "{}", r.text);
     assert!(r.value > 0.0);
