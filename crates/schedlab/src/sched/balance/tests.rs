@@ -72,6 +72,38 @@ fn find_busiest_group_6_12_leaves_spreading_to_idle_cpus() {
     assert_eq!(run(Era::V6_12), None);
 }
 
+/// update_sd_pick_busiest between two fully busy groups (v6.5, v6.12):
+/// avg_load is computed only for overloaded groups, so it is 0 for both.
+/// Idle CPU 4's PKG level on a machine of 3 LLCs x 2 cores, no SMT, sees
+/// its own LLC, then {0, 1} (two tasks of load 900, util 1000: fully
+/// busy), then {2, 3} (load 500). 6.5 keeps the first (`<=`); 6.12 lets
+/// the later one replace it, the groups not being SMT cores. The
+/// heavier group's load never decides.
+#[test]
+fn update_sd_pick_busiest_fully_busy_groups_by_order_not_load() {
+    let run = |era: Era| {
+        let mut spec = crate::topology::preset("desktop-8c").unwrap();
+        spec.layout = crate::topology::Layout::Shape(crate::topology::Shape {
+            nodes: 1,
+            packages_per_node: 1,
+            llcs_per_package: 3,
+            cores_per_llc: 2,
+            threads_per_core: 1,
+            numbering: Default::default(),
+        });
+        let mut env = TestEnv::with_machine(spec, crate::policy::PolicySpec::era(era));
+        for (cpu, load) in [(0, 900), (1, 900), (2, 500), (3, 500)] {
+            TestEnv::task(&mut env, cpu, load, 1000);
+        }
+        let pkg = env.domains.of(4).count() - 1;
+        let d = env.domains.of(4).nth(pkg).unwrap();
+        let imb = find_busiest_group_classified(&env, 4, pkg, IdleType::Idle).expect("a pull");
+        d.groups[imb.group].iter().collect::<Vec<_>>()
+    };
+    assert_eq!(run(Era::V6_5), vec![0, 1]);
+    assert_eq!(run(Era::V6_12), vec![2, 3]);
+}
+
 /// sibling_imbalance (v6.12) between groups of different core counts:
 /// busiest on 2 cores (CPUs 0 and 2), local on 1 (CPU 1). Running 2
 /// against 0: (1 x 2 - 2 x 0) = 2, normalised (2 x 2 + 1 + 2) / 3 = 2.

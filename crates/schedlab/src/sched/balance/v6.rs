@@ -32,7 +32,8 @@ pub(super) fn find_busiest_group(
         .checked_sub(1)
         .and_then(|c| env.domains().of(this).nth(c));
     let groups_are_cores = child.is_some_and(|c| c.has(SdFlag::ShareCpuCapacity));
-    let smt_balance = env.policy().era.rules().smt_balance && idle != IdleType::Busy;
+    let newer_fully_busy_wins = env.policy().era.rules().smt_balance;
+    let smt_balance = newer_fully_busy_wins && idle != IdleType::Busy;
     let (mut local, mut local_gi) = (None, 0);
     let mut busiest: Option<(usize, GroupStats)> = None;
     let (mut total_load, mut total_cap) = (0u64, 0u64);
@@ -61,7 +62,14 @@ pub(super) fn find_busiest_group(
                 GroupType::SmtBalance if s.idle_cpus != 0 || b.idle_cpus != 0 => {
                     has_spare_order(&s) > has_spare_order(b)
                 }
-                _ => s.avg_load > b.avg_load,
+                GroupType::Overloaded => s.avg_load > b.avg_load,
+                // A fully busy group (or a busy core with no idle CPU):
+                // update_sg_lb_stats computes avg_load only for overloaded
+                // groups, so both are 0 here. v6.5 keeps the first group
+                // (`<=`); v6.6+ keeps it only when the groups are SMT
+                // cores ("SMT sched groups need more help"), else the
+                // later group replaces it.
+                _ => newer_fully_busy_wins && !groups_are_cores,
             },
         };
         if better {
