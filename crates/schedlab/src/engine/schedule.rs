@@ -297,6 +297,14 @@ impl Sim {
             return self.rt_preempts(cpu, task);
         }
         self.touch_rq(cpu);
+        if self.cpus[cpu].need_resched {
+            // "We can come here with TIF_NEED_RESCHED already set": the
+            // buddies are marked, then check_preempt_wakeup returns.
+            self.cpus[cpu]
+                .rq
+                .mark_wakeup_buddies(curr, task, &self.ents, &self.policy);
+            return false;
+        }
         let overlap = crate::sched::wakeup_overlap_preempts(
             &self.policy,
             sync,

@@ -540,6 +540,41 @@ mod tests {
         assert_eq!(sim.ents[waiting].exec_start_ns, None);
     }
 
+    /// check_preempt_wakeup (v2.6.28, v4.15, v6.5) and
+    /// check_preempt_wakeup_fair (v6.12): with a reschedule already pending
+    /// on the CPU ("we can come here with TIF_NEED_RESCHED already set"),
+    /// the buddies are marked as the era marks them first (2.6.28: next
+    /// always; later: only under NEXT_BUDDY, off), then no preemption is
+    /// decided. A wakee far behind in vruntime would preempt otherwise.
+    #[test]
+    fn a_pending_reschedule_stops_the_wakeup_preemption_check_after_the_buddies() {
+        for (era, marks_next) in [
+            (Era::V2_6_28, true),
+            (Era::V4_15, false),
+            (Era::V6_5, false),
+            (Era::V6_12, false),
+        ] {
+            let setup = |need_resched: bool| {
+                let mut sim = crowded(era, 60_000_000);
+                let (task, cpu) = queued_task(&sim);
+                let curr = sim.curr_of(cpu).expect("a crowded CPU runs a task");
+                let v = sim.ents[curr].vruntime - 100_000_000;
+                sim.cpus[cpu].rq.dequeue(task, &mut sim.ents, &sim.policy);
+                sim.ents[task].vruntime = v;
+                sim.ents[task].deadline = v;
+                sim.cpus[cpu].rq.enqueue(task, &mut sim.ents);
+                sim.cpus[cpu].rq.next = None;
+                sim.cpus[cpu].need_resched = need_resched;
+                (sim, task, cpu)
+            };
+            let (mut sim, task, cpu) = setup(false);
+            assert!(sim.check_preempt_wakeup(cpu, task, false), "{era:?}");
+            let (mut sim, task, cpu) = setup(true);
+            assert!(!sim.check_preempt_wakeup(cpu, task, false), "{era:?}");
+            assert_eq!(sim.cpus[cpu].rq.next == Some(task), marks_next, "{era:?}");
+        }
+    }
+
     /// migrate_task_rq_fair (v4.15) and enqueue_entity on ENQUEUE_MIGRATED
     /// (v6.3+, so v6.5 and v6.12) clear a migrated task's exec_start;
     /// v2.6.28's set_task_cpu keeps it.

@@ -598,6 +598,42 @@ impl CfsRq {
         Some(left)
     }
 
+    /// The buddies check_preempt_wakeup marks before it looks at whether
+    /// `curr` already has a reschedule pending (and returns if so): v2.6.2x
+    /// next always and last under LAST_BUDDY; v4.15 / v6.5 next under
+    /// NEXT_BUDDY with nr_latency tasks queued; v6.12 next under
+    /// NEXT_BUDDY. Returns whether the queue holds nr_latency tasks.
+    pub fn mark_wakeup_buddies(
+        &mut self,
+        curr: TaskId,
+        task: TaskId,
+        ents: &[Entity],
+        policy: &KernelPolicy,
+    ) -> bool {
+        let (f, t) = (&policy.features, &policy.tunables);
+        if self.eevdf {
+            if f.has(Feature::NextBuddy) && !ents[task].delayed {
+                self.next = Some(task);
+            }
+            return false;
+        }
+        // 4.15+: buddies only once the queue holds nr_latency tasks.
+        let scale = self.nr_running as u64 >= t.nr_latency;
+        match policy.era.rules().wakeup_buddies {
+            WakeupBuddies::Always => {
+                if f.has(Feature::LastBuddy) {
+                    self.last = Some(curr);
+                }
+                self.next = Some(task);
+            }
+            WakeupBuddies::ByFeature if f.has(Feature::NextBuddy) && scale => {
+                self.next = Some(task)
+            }
+            WakeupBuddies::ByFeature => {}
+        }
+        scale
+    }
+
     /// check_preempt_wakeup: whether woken `task` preempts `curr`, setting
     /// the buddies as the era does (v2.6.28: next always, last under
     /// LAST_BUDDY; v4.15 / v6.5: next under NEXT_BUDDY with nr_latency
@@ -616,20 +652,7 @@ impl CfsRq {
         }
         let (f, t) = (&policy.features, &policy.tunables);
         let buddies = policy.era.rules().wakeup_buddies;
-        // 4.15+: buddies only once the queue holds nr_latency tasks.
-        let scale = self.nr_running as u64 >= t.nr_latency;
-        match buddies {
-            WakeupBuddies::Always => {
-                if f.has(Feature::LastBuddy) {
-                    self.last = Some(curr);
-                }
-                self.next = Some(task);
-            }
-            WakeupBuddies::ByFeature if f.has(Feature::NextBuddy) && scale => {
-                self.next = Some(task)
-            }
-            WakeupBuddies::ByFeature => {}
-        }
+        let scale = self.mark_wakeup_buddies(curr, task, ents, policy);
         if !f.has(Feature::WakeupPreemption) {
             return false;
         }

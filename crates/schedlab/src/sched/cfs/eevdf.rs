@@ -303,9 +303,7 @@ impl CfsRq {
         policy: &KernelPolicy,
     ) -> bool {
         let f = &policy.features;
-        if f.has(Feature::NextBuddy) && !ents[task].delayed {
-            self.next = Some(task);
-        }
+        self.mark_wakeup_buddies(curr, task, ents, policy);
         if self.resched {
             return true;
         }
