@@ -18,6 +18,7 @@ impl Sim {
             let mut weight = 0;
             let mut count = 0;
             let mut util_est = 0;
+            let mut delayed = 0;
             if let Some(t) = rq.curr {
                 places[t] += 1;
                 count += 1;
@@ -36,6 +37,7 @@ impl Sim {
                 weight += self.ents[t].weight;
                 if self.ents[t].delayed {
                     // EEVDF DELAY_DEQUEUE: asleep, and still on this queue.
+                    delayed += 1;
                     if !matches!(self.tasks[t].state, TaskState::Blocked(_))
                         || self.tasks[t].cpu != c
                     {
@@ -74,6 +76,12 @@ impl Sim {
             }
             if let Some(t) = rt.curr {
                 places[t] += 1;
+            }
+            if delayed != rq.nr_delayed {
+                return Err(format!(
+                    "cpu{c}: nr_delayed {} but {delayed} delayed tasks are queued",
+                    rq.nr_delayed
+                ));
             }
             if count != rq.nr_running || weight != rq.load_weight {
                 return Err(format!(

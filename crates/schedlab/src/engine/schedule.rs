@@ -269,15 +269,16 @@ impl Sim {
     /// which makes its next UTIL_EST sample count (cfs_se_util_change).
     #[inline]
     pub(crate) fn touch_task(&mut self, task: usize) -> bool {
-        let (on_rq, running) = match self.tasks[task].state {
-            TaskState::Running(_) => (1, true),
-            TaskState::Queued(_) => (1, false),
-            // A delayed task (EEVDF) is still on its queue, runnable in PELT.
-            _ if self.ents[task].delayed => (1, false),
-            _ => (0, false),
+        let (on_rq, runnable, running) = match self.tasks[task].state {
+            TaskState::Running(_) => (1, 1, true),
+            TaskState::Queued(_) => (1, 1, false),
+            // A delayed task (EEVDF) is still on its queue: its load counts,
+            // but it is not runnable (se_runnable, v6.12.y).
+            _ if self.ents[task].delayed => (1, 0, false),
+            _ => (0, 0, false),
         };
         let e = &mut self.ents[task];
-        let moved = e.pelt.update(self.now, on_rq, on_rq, running, e.weight);
+        let moved = e.pelt.update(self.now, on_rq, runnable, running, e.weight);
         if moved {
             e.util_est.unchanged = false;
         }

@@ -115,6 +115,10 @@ pub struct CfsRq {
     pub load_weight: u64,
     /// Queued tasks plus curr.
     pub nr_running: usize,
+    /// Of them, asleep but still queued (EEVDF DELAY_DEQUEUE): not runnable
+    /// in PELT (h_nr_delayed, v6.12.y's "sched/eevdf: More PELT vs
+    /// DELAYED_DEQUEUE").
+    pub nr_delayed: usize,
     pub next: Option<TaskId>,
     pub last: Option<TaskId>,
     /// The skip buddy: a task that yielded (4.15, 6.5).
@@ -155,6 +159,7 @@ impl CfsRq {
             min_vruntime: VRUNTIME_ORIGIN,
             load_weight: 0,
             nr_running: 0,
+            nr_delayed: 0,
             next: None,
             last: None,
             skip: None,
@@ -225,7 +230,7 @@ impl CfsRq {
         self.pelt.update(
             now_ns,
             self.load_weight,
-            self.nr_running as u64,
+            (self.nr_running - self.nr_delayed) as u64,
             self.curr.is_some(),
             1,
         );
@@ -303,7 +308,9 @@ impl CfsRq {
         self.load_weight += e.weight;
         self.nr_running += 1;
         // A delayed task moves between queues still asleep, not counted.
-        if !e.delayed {
+        if e.delayed {
+            self.nr_delayed += 1;
+        } else {
             self.util_est += e.util_est.value();
         }
         if !self.eevdf {
@@ -329,7 +336,9 @@ impl CfsRq {
         debug_assert!(removed, "task {id} was not queued");
         self.load_weight -= e.weight;
         self.nr_running -= 1;
-        if !e.delayed {
+        if e.delayed {
+            self.nr_delayed -= 1;
+        } else {
             self.util_est_dequeue(e);
         }
         self.clear_buddies(id);

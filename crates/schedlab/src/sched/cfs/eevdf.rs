@@ -240,6 +240,7 @@ impl CfsRq {
             // dequeue_task_fair), though it stays queued.
             self.util_est_dequeue(&ents[id]);
             ents[id].delayed = true;
+            self.nr_delayed += 1;
             self.tree_insert(id, &ents[id]);
             return true;
         }
@@ -261,6 +262,7 @@ impl CfsRq {
         debug_assert!(removed, "delayed task {id} was not queued");
         self.load_weight -= ents[id].weight;
         self.nr_running -= 1;
+        self.nr_delayed -= 1;
         self.clear_buddies(id);
         self.update_min_vruntime(ents);
         let e = &mut ents[id];
@@ -289,6 +291,7 @@ impl CfsRq {
             }
         }
         ents[id].delayed = false;
+        self.nr_delayed -= 1;
         self.util_est += ents[id].util_est.value();
     }
 
@@ -568,6 +571,33 @@ mod tests {
         q.put_prev(0, &e);
         q.set_curr(0, &mut e, 3_000_000);
         assert!(q.protected(0, &e), "a pick does");
+    }
+
+    /// update_load_avg with se_runnable and h_nr_delayed (v6.12.y,
+    /// "sched/eevdf: More PELT vs DELAYED_DEQUEUE"): a delayed task's
+    /// weight stays in its queue's load, but it is not runnable.
+    #[test]
+    fn a_delayed_task_is_load_but_not_runnable() {
+        let p = policy("");
+        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
+        let mut q = rq();
+        q.place(0, &mut e, false, &p);
+        q.enqueue(0, &mut e);
+        q.set_curr(0, &mut e, 0);
+        q.place(1, &mut e, false, &p);
+        q.enqueue(1, &mut e);
+        // A runs out its request, ineligible: its sleep is delayed.
+        q.update_curr(&mut e, 3_000_000, &p);
+        q.update_load(3_000_000);
+        assert!(q.block_curr(0, &mut e, &p));
+        assert_eq!((q.nr_running, q.nr_delayed), (2, 1));
+        // Half a second on: the load of two, one runnable, none running.
+        q.update_load(500_000_000);
+        let (load, runnable) = (q.pelt.load_avg, q.pelt.runnable_avg);
+        assert!((2000..=2048).contains(&load), "{load}");
+        assert!((1000..=1024).contains(&runnable), "{runnable}");
+        q.requeue_delayed(0, &mut e, &p);
+        assert_eq!((q.nr_running, q.nr_delayed), (2, 0));
     }
 
     /// update_curr (v6.12) returns before its reschedule test when no time
