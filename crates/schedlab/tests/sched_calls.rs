@@ -232,3 +232,33 @@ fn an_rt_task_that_becomes_fair_shares_the_cpu_again() {
         );
     }
 }
+
+/// wake_up_new_task on one CPU: a parent that has run 5 ms forks a child.
+/// v2.6.28's task_new_fair gives the child its parent's vruntime, no
+/// earlier than min_vruntime plus a START_DEBIT slice, and under
+/// sysctl_sched_child_runs_first (1 until 2.6.32) swaps the two when the
+/// parent is ahead: the child runs first. v4.15 and v6.5's task_fork_fair
+/// start it from the parent's vruntime too, with no swap, so the parent
+/// (behind it) runs on. Before, the child started at min_vruntime plus
+/// the slice whatever its parent had run.
+#[test]
+fn a_forked_child_starts_from_its_parents_vruntime_and_runs_first_before_2_6_32() {
+    let w = r#"{"tasks":[{"name":"parent","affinity":"0","program":[
+        {"compute":{"ns":5000000}},
+        {"fork":{"name":"child","affinity":"0","program":[{"mark":"child"},{"compute":{"ns":1000000}}]}},
+        {"mark":"parent"},{"compute":{"ns":1000000}}]}]}"#;
+    let one_cpu = machine(1, 1, 1, 1, HwCosts::default());
+    for (era, child_first) in [
+        (Era::V2_6_28, true),
+        (Era::V4_15, false),
+        (Era::V6_5, false),
+    ] {
+        let out = run(era, &one_cpu, w, None);
+        let (child, parent) = (marks(&out, "child")[0], marks(&out, "parent")[0]);
+        assert_eq!(
+            child < parent,
+            child_first,
+            "{era}: child at {child}, parent on at {parent}"
+        );
+    }
+}

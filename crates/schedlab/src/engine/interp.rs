@@ -12,6 +12,7 @@ use crate::cpuset::CpuSet;
 use crate::error::Concern;
 use crate::error::Result;
 use crate::limits;
+use crate::policy::{ForkVruntime, Picker};
 use crate::sched::cfs::{weight_of_nice, Entity};
 use crate::sched::rt_rq::RtParams;
 use crate::sched::wakeup::{self, WakeKind};
@@ -138,15 +139,66 @@ impl Sim {
         let pelt = crate::sched::load::Pelt::new_task(self.now, weight, &self.cpus[cpu].rq.pelt);
         self.ents[id].pelt = pelt;
         self.cpus[cpu].rq.pelt.attach(&pelt, weight);
-        self.cpus[cpu]
-            .rq
-            .place(id, &mut self.ents, true, &self.policy);
+        let child_first = self.place_forked(id, parent, parent_cpu, cpu);
         self.cpus[cpu].rq.enqueue(id, &mut self.ents);
         self.note_idle(cpu);
         note_nr_running(&mut self.sched, self.cpus[cpu].rq.nr_running);
         self.tasks[id].state = TaskState::Queued(cpu);
+        if child_first {
+            self.resched_local(cpu);
+        }
         self.notify_enqueued(cpu, id, remote.then_some(parent_cpu), false);
         Ok(id)
+    }
+
+    /// A forked task's first vruntime, as the era's fork gives it; returns
+    /// whether the parent swapped vruntimes with it so that it runs first
+    /// (v2.6.2x task_new_fair under sysctl_sched_child_runs_first).
+    fn place_forked(
+        &mut self,
+        child: usize,
+        parent: Option<usize>,
+        parent_cpu: usize,
+        cpu: usize,
+    ) -> bool {
+        let rules = self.policy.era.rules();
+        let parent = parent.filter(|&p| rules.picker != Picker::Eevdf && !self.is_rt(p));
+        let Some(p) = parent else {
+            self.cpus[cpu]
+                .rq
+                .place(child, &mut self.ents, true, &self.policy);
+            return false;
+        };
+        // update_curr: the parent's vruntime up to now.
+        self.touch_rq(parent_cpu);
+        self.ents[child].vruntime = self.ents[p].vruntime;
+        match rules.fork_vruntime {
+            ForkVruntime::Inherited => {
+                self.cpus[cpu]
+                    .rq
+                    .place(child, &mut self.ents, true, &self.policy);
+                let runs_first = rules.child_runs_first
+                    && cpu == parent_cpu
+                    && self.cpus[cpu].rq.curr == Some(p)
+                    && self.ents[p].vruntime < self.ents[child].vruntime;
+                if runs_first {
+                    let (a, b) = (self.ents[p].vruntime, self.ents[child].vruntime);
+                    self.ents[p].vruntime = b;
+                    self.ents[child].vruntime = a;
+                }
+                runs_first
+            }
+            ForkVruntime::FromParentQueue => {
+                let from = &self.cpus[parent_cpu].rq;
+                from.place(child, &mut self.ents, true, &self.policy);
+                let e = &mut self.ents[child];
+                e.vruntime = e
+                    .vruntime
+                    .wrapping_sub(from.min_vruntime)
+                    .wrapping_add(self.cpus[cpu].rq.min_vruntime);
+                false
+            }
+        }
     }
 
     pub(super) fn sample(&mut self, task: usize, t: Time) -> u64 {

@@ -407,6 +407,12 @@ pub struct EraRules {
     /// sched_latency ("when many tasks blow up the sched_period"): both in
     /// v6.5's fair.c, neither in v4.15's.
     pub slice_bounds: bool,
+    /// Where a forked task's vruntime starts (CFS eras; EEVDF places it by
+    /// lag 0 on its own queue).
+    pub fork_vruntime: ForkVruntime,
+    /// sysctl_sched_child_runs_first's default: 1 before 2.6.32 ("sched:
+    /// Turn off child_runs_first"), 0 after.
+    pub child_runs_first: bool,
     /// A migrated task's exec_start is cleared, so task_hot() sees it cold
     /// until it runs (v4.15 migrate_task_rq_fair; v6.3+ enqueue_entity on
     /// ENQUEUE_MIGRATED). v2.6.2x's set_task_cpu leaves it.
@@ -461,6 +467,18 @@ pub struct EraRules {
     pub affinity_distribute: bool,
 }
 
+/// A forked task's first vruntime, no earlier than its queue's
+/// min_vruntime plus a START_DEBIT slice (place_entity, initial).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkVruntime {
+    /// v2.6.2x task_new_fair: the parent's vruntime as fork copied it,
+    /// placed on the child's own queue.
+    Inherited,
+    /// v4.15, v6.5 task_fork_fair: the parent's vruntime placed on the
+    /// parent's queue, then carried relative to min_vruntime to the child's.
+    FromParentQueue,
+}
+
 /// What yield_task_fair does to the yielding task before schedule() picks
 /// again (nothing at all when it is alone on its queue).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -512,6 +530,8 @@ const V2_6_27: EraRules = EraRules {
     full_sleeper_credit: true,
     tick_preempts_by_vruntime: false,
     slice_bounds: false,
+    fork_vruntime: ForkVruntime::Inherited,
+    child_runs_first: true,
     migration_makes_cold: false,
     wakeup_buddies: WakeupBuddies::Always,
     ttwu_queue_to_idle: false,
@@ -573,6 +593,8 @@ const V4_15: EraRules = EraRules {
     full_sleeper_credit: false,
     tick_preempts_by_vruntime: true,
     slice_bounds: false,
+    fork_vruntime: ForkVruntime::FromParentQueue,
+    child_runs_first: false,
     migration_makes_cold: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
     ttwu_queue_to_idle: false,

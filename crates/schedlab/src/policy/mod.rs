@@ -12,9 +12,10 @@ mod flags;
 mod tunables;
 
 pub use era::{
-    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, DetachSkip, Era, EraRules, Generation,
-    GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer, Picker, PipeWriterWake,
-    TickStop, UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads, WeightTie, YieldTask,
+    ActiveBalance, BalanceLoad, CacheHotBuddy, DetachOrder, DetachSkip, Era, EraRules,
+    ForkVruntime, Generation, GroupCompare, IdleSibling, IdlestGroup, NewidleGate, NohzBalancer,
+    Picker, PipeWriterWake, TickStop, UtilEstRule, WakeAffineIdle, WakeupBuddies, WeightLoads,
+    WeightTie, YieldTask,
 };
 pub use features::{Feature, FeatureSet};
 pub use flags::{SdFlag, SdFlags};

@@ -513,7 +513,8 @@ impl CfsRq {
                     e.weight,
                 );
             }
-            e.vruntime = v;
+            // No earlier than the vruntime it came with (its parent's).
+            e.vruntime = e.vruntime.max(v);
             return;
         }
         if f.has(Feature::FairSleepers) {
