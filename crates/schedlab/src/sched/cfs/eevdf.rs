@@ -368,6 +368,20 @@ mod tests {
         CfsRq::with_picker(0, Picker::Eevdf)
     }
 
+    /// Two nice-0 tasks placed at V = 0: A running since 0, B queued with
+    /// its own slice if given.
+    fn a_runs_b_waits(p: &KernelPolicy, b_slice: Option<u64>) -> (CfsRq, Vec<Entity>) {
+        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
+        e[1].custom_slice_ns = b_slice;
+        let mut q = rq();
+        q.place(0, &mut e, false, p);
+        q.enqueue(0, &mut e);
+        q.set_curr(0, &mut e, 0);
+        q.place(1, &mut e, false, p);
+        q.enqueue(1, &mut e);
+        (q, e)
+    }
+
     fn ent(weight: u64, v: u64, deadline: u64) -> Entity {
         Entity {
             vruntime: O + v,
@@ -551,13 +565,7 @@ mod tests {
     #[test]
     fn a_repick_does_not_renew_run_to_parity() {
         let p = policy("");
-        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
-        let mut q = rq();
-        q.place(0, &mut e, false, &p);
-        q.enqueue(0, &mut e);
-        q.set_curr(0, &mut e, 0);
-        q.place(1, &mut e, false, &p);
-        q.enqueue(1, &mut e);
+        let (mut q, mut e) = a_runs_b_waits(&p, None);
         assert!(q.protected(0, &e));
         // A runs out its 3 ms request: a new deadline, the protection gone.
         q.update_curr(&mut e, 3_000_000, &p);
@@ -579,13 +587,7 @@ mod tests {
     #[test]
     fn a_delayed_task_is_load_but_not_runnable() {
         let p = policy("");
-        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
-        let mut q = rq();
-        q.place(0, &mut e, false, &p);
-        q.enqueue(0, &mut e);
-        q.set_curr(0, &mut e, 0);
-        q.place(1, &mut e, false, &p);
-        q.enqueue(1, &mut e);
+        let (mut q, mut e) = a_runs_b_waits(&p, None);
         // A runs out its request, ineligible: its sleep is delayed.
         q.update_curr(&mut e, 3_000_000, &p);
         q.update_load(3_000_000);
@@ -606,13 +608,7 @@ mod tests {
     #[test]
     fn did_preempt_short_waits_for_time_to_pass() {
         let p = policy("");
-        let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
-        let mut q = rq();
-        q.place(0, &mut e, false, &p);
-        q.enqueue(0, &mut e);
-        q.set_curr(0, &mut e, 0);
-        q.place(1, &mut e, false, &p);
-        q.enqueue(1, &mut e);
+        let (mut q, mut e) = a_runs_b_waits(&p, None);
         // A runs out its request: a new deadline ends its protection, and
         // 3 ms of vruntime against B's 0 leaves it ineligible.
         q.update_curr(&mut e, 3_000_000, &p);
@@ -638,14 +634,7 @@ mod tests {
         // protected since its pick. B wakes with a 1 ms request (a custom
         // slice) and no lag: at V = 0, deadline 1 ms, eligible.
         let setup = |p: &KernelPolicy| {
-            let mut e = vec![Entity::new(1024, 0), Entity::new(1024, 0)];
-            e[1].custom_slice_ns = Some(1_000_000);
-            let mut q = rq();
-            q.place(0, &mut e, false, p);
-            q.enqueue(0, &mut e);
-            q.set_curr(0, &mut e, 0);
-            q.place(1, &mut e, false, p);
-            q.enqueue(1, &mut e);
+            let (q, e) = a_runs_b_waits(p, Some(1_000_000));
             assert_eq!(
                 (e[0].deadline, e[1].deadline),
                 (O + 3_000_000, O + 1_000_000)
