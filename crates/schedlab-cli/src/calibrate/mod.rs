@@ -49,6 +49,9 @@ type IdleSample = (u64, f64, Option<usize>, f64);
 /// Idle periods before a wakeup, for the idle-exit probes.
 const IDLE_GAPS_NS: [u64; 5] = [0, 50_000, 200_000, 1_000_000, 5_000_000];
 
+/// The name cpuidle gives its polling state (drivers/cpuidle/poll_state.c).
+const POLL_STATE: &str = "POLL";
+
 struct Run {
     budget: Budget,
     probes: Vec<Probe>,
@@ -891,8 +894,43 @@ fn cstates(
             name: st.name.clone(),
             exit_latency_ns: exit,
             target_residency_ns: residency,
-            polls: false,
+            // cpuidle's poll state (poll_idle) spins with the idle task
+            // marked polling, so a waker's flag write ends it, no IPI; the
+            // others' measured exits include whatever IPI they took.
+            polls: st.name == POLL_STATE,
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cstates() from the driver's table: cpuidle's POLL state (never
+    /// entered by a probe here) is written polling, so a CPU in it is woken
+    /// without an IPI; a halt state the probes measured is not (its
+    /// measured exit already holds the IPI's time).
+    #[test]
+    fn the_poll_state_polls_and_a_measured_halt_state_does_not() {
+        let mut run = Run {
+            budget: measure::Budget::quick(),
+            probes: vec![],
+            skipped: vec![],
+            costs: vec![],
+            done: 0,
+        };
+        let state = |index, name: &str, us: u64| sysfs::IdleState {
+            index,
+            name: name.into(),
+            latency_ns: us * 1000,
+            residency_ns: us * 1000,
+        };
+        let states = [state(0, "POLL", 0), state(1, "haltpoll idle", 1)];
+        let idle: Vec<IdleSample> = vec![(50_000, 30_000.0, Some(1), 1.0)];
+        let out = cstates(&mut run, &states, &idle, Some(18_000.0), Some(1));
+        let polls: Vec<(&str, bool)> = out.iter().map(|c| (c.name.as_str(), c.polls)).collect();
+        assert_eq!(polls, [("POLL", true), ("haltpoll idle", false)]);
+        assert_eq!(out[1].exit_latency_ns, 12_000);
+    }
 }
