@@ -256,12 +256,24 @@ impl Sim {
         }
     }
 
-    /// Brings a run queue's accounting (curr's runtime, PELT) up to now.
+    /// Brings a run queue's accounting (curr's runtime, PELT) up to now,
+    /// as the kernel's update_curr and update_load_avg do at an enqueue, a
+    /// dequeue, a switch or a tick.
     pub(crate) fn touch_rq(&mut self, cpu: usize) {
         let now = self.now;
         let rq = &mut self.cpus[cpu].rq;
         rq.update_curr(&mut self.ents, now, &self.policy);
         rq.update_load(now);
+    }
+
+    /// Like [`Self::touch_rq`] for a queue the kernel only reads (a
+    /// wakeup's CPU selection): its signals decay to now, but the load of
+    /// tasks that left it by wakeup stays until the queue's own update.
+    pub(crate) fn sync_rq(&mut self, cpu: usize) {
+        let now = self.now;
+        let rq = &mut self.cpus[cpu].rq;
+        rq.update_curr(&mut self.ents, now, &self.policy);
+        rq.decay_load(now);
     }
 
     /// Brings a task's PELT signals up to now, under its current state;

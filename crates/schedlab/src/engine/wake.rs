@@ -211,10 +211,11 @@ impl Sim {
         }
         let prev = self.tasks[task].cpu;
         let this = waker_cpu.unwrap_or(prev);
-        // The kernel syncs the wakee's load and accounts the waker before deciding.
+        // The kernel syncs the wakee's load and accounts the waker before
+        // deciding; it updates neither queue's load.
         self.touch_task(task);
-        self.touch_rq(this);
-        self.touch_rq(prev);
+        self.sync_rq(this);
+        self.sync_rq(prev);
         let waker = waker_cpu.and_then(|c| self.curr_of(c));
         if let Some(w) = waker {
             self.tasks[w].sched.last_wakeup_exec = Some(self.ents[w].sum_exec_ns);
@@ -361,7 +362,7 @@ impl Sim {
         let from = self.tasks[task].cpu;
         self.touch_task(task);
         if from != cpu {
-            self.move_accounting(task, from, cpu);
+            self.move_accounting(task, from, cpu, Departure::Wakeup);
         } else {
             self.touch_rq(cpu);
         }
@@ -375,11 +376,18 @@ impl Sim {
     }
 
     /// Moves a task's load and vruntime from `from`'s queue to `to`'s (it is
-    /// on neither tree at this point).
-    pub(super) fn move_accounting(&mut self, task: usize, from: usize, to: usize) {
-        self.touch_rq(from);
+    /// on neither tree at this point). A task leaving by wakeup keeps its
+    /// load on `from` until that queue's next update in eras whose
+    /// migrate_task_rq_fair calls remove_entity_load_avg for it.
+    pub(super) fn move_accounting(&mut self, task: usize, from: usize, to: usize, how: Departure) {
         let e = &self.ents[task];
-        self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
+        if how == Departure::Wakeup && self.policy.era.rules().wakeup_migration_removes_late {
+            self.cpus[from].rq.removed.add(&e.pelt, e.weight);
+        } else {
+            self.touch_rq(from);
+            let e = &self.ents[task];
+            self.cpus[from].rq.pelt.detach(&e.pelt, e.weight);
+        }
         let old_min = self.cpus[from].rq.min_vruntime;
         self.touch_rq(to);
         let e = &mut self.ents[task];
@@ -412,7 +420,7 @@ impl Sim {
             .rq
             .dequeue(task, &mut self.ents, &self.policy);
         self.note_idle(from);
-        self.move_accounting(task, from, to);
+        self.move_accounting(task, from, to, Departure::Balance);
         if self.policy.era.rules().picker == Picker::Eevdf {
             // EEVDF places a moved task by its lag on the new queue.
             self.cpus[to]
@@ -503,7 +511,7 @@ impl Sim {
 
 #[cfg(test)]
 mod tests {
-    use super::TaskState;
+    use super::{Departure, TaskState};
     use crate::engine::{Sim, SimConfig};
     use crate::policy::{Era, PolicySpec};
     use crate::topology::{preset, Topology};
@@ -575,6 +583,43 @@ mod tests {
         }
     }
 
+    /// migrate_task_rq_fair (v4.15, v6.5, v6.12): a task moved by its
+    /// wakeup is only noted in the old queue's `removed`
+    /// (remove_entity_load_avg), which takes the load away at its next
+    /// update_cfs_rq_load_avg; a wakeup's CPU selection reads the queue
+    /// without updating it. A task the balancer moves leaves at once (6.x
+    /// detach_entity_cfs_rq), and v2.6.28's queues weigh only what they hold.
+    #[test]
+    fn a_task_woken_elsewhere_leaves_its_load_until_the_old_queue_updates() {
+        for (era, late) in [
+            (Era::V2_6_28, false),
+            (Era::V4_15, true),
+            (Era::V6_5, true),
+            (Era::V6_12, true),
+        ] {
+            for how in [Departure::Wakeup, Departure::Balance] {
+                let mut sim = crowded(era, 60_000_000);
+                let (t, from) = queued_task(&sim);
+                let to = (from + 1) % sim.cpus.len();
+                sim.touch_rq(from);
+                sim.touch_task(t);
+                let before = sim.cpus[from].rq.pelt.load_avg;
+                let own = sim.ents[t].pelt.load_avg;
+                assert!(own > 0 && before > own, "{era:?}");
+                sim.cpus[from].rq.dequeue(t, &mut sim.ents, &sim.policy);
+                sim.move_accounting(t, from, to, how);
+                sim.sync_rq(from);
+                let seen = sim.cpus[from].rq.pelt.load_avg;
+                sim.touch_rq(from);
+                let updated = sim.cpus[from].rq.pelt.load_avg;
+                let waits = late && how == Departure::Wakeup;
+                let expect_seen = if waits { before } else { before - own };
+                assert_eq!(seen, expect_seen, "{era:?} {how:?}");
+                assert_eq!(updated, before - own, "{era:?} {how:?}");
+            }
+        }
+    }
+
     /// migrate_task_rq_fair (v4.15) and enqueue_entity on ENQUEUE_MIGRATED
     /// (v6.3+, so v6.5 and v6.12) clear a migrated task's exec_start;
     /// v2.6.28's set_task_cpu keeps it.
@@ -592,7 +637,7 @@ mod tests {
             let before = sim.ents[t].exec_start_ns;
             // set_task_cpu's part of a move (the enqueue after it may pick
             // the task at once, which starts its clock again).
-            sim.move_accounting(t, from, to);
+            sim.move_accounting(t, from, to, Departure::Balance);
             let after = sim.ents[t].exec_start_ns;
             if cold {
                 assert_eq!(after, None, "{era:?}");
@@ -601,4 +646,13 @@ mod tests {
             }
         }
     }
+}
+
+/// How a task leaves a CPU's queue, which decides when its load leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Departure {
+    /// try_to_wake_up chose another CPU.
+    Wakeup,
+    /// Moved while queued (balancing, affinity, RT push and pull).
+    Balance,
 }

@@ -417,6 +417,12 @@ pub struct EraRules {
     /// until it runs (v4.15 migrate_task_rq_fair; v6.3+ enqueue_entity on
     /// ENQUEUE_MIGRATED). v2.6.2x's set_task_cpu leaves it.
     pub migration_makes_cold: bool,
+    /// A task that migrates at wakeup leaves its load on the old queue
+    /// until that queue's next update_cfs_rq_load_avg
+    /// (remove_entity_load_avg in v4.15's and v6.x's migrate_task_rq_fair;
+    /// 6.x detaches a task the balancer moves at once). v2.6.2x has no
+    /// per-task load: its queues weigh what is queued now.
+    pub wakeup_migration_removes_late: bool,
     pub wakeup_buddies: WakeupBuddies,
     /// ttwu_queue_cond(): a wakeup is also queued to an idle CPU in the
     /// waker's LLC (v6.5), not only across LLCs.
@@ -533,6 +539,7 @@ const V2_6_27: EraRules = EraRules {
     fork_vruntime: ForkVruntime::Inherited,
     child_runs_first: true,
     migration_makes_cold: false,
+    wakeup_migration_removes_late: false,
     wakeup_buddies: WakeupBuddies::Always,
     ttwu_queue_to_idle: false,
     tcp_prequeue: true,
@@ -596,6 +603,7 @@ const V4_15: EraRules = EraRules {
     fork_vruntime: ForkVruntime::FromParentQueue,
     child_runs_first: false,
     migration_makes_cold: true,
+    wakeup_migration_removes_late: true,
     wakeup_buddies: WakeupBuddies::ByFeature,
     ttwu_queue_to_idle: false,
     tcp_prequeue: false,

@@ -9,7 +9,7 @@
 use crate::policy::{
     Era, Feature, FeatureSet, KernelPolicy, Picker, Tunables, WakeupBuddies, YieldTask,
 };
-use crate::sched::load::{Pelt, UtilEst};
+use crate::sched::load::{Pelt, Removed, UtilEst};
 
 mod eevdf;
 mod ordered;
@@ -126,6 +126,8 @@ pub struct CfsRq {
     /// When the current next-buddy pair started (2.6.27's pair_start).
     pub pair_start_ns: u64,
     pub pelt: Pelt,
+    /// Tasks that left by wakeup and are still in `pelt` (4.15+).
+    pub removed: Removed,
     /// UTIL_EST: the sum of the estimates of the runnable tasks, not
     /// counting delayed ones (cfs_rq->avg.util_est; util_est_enqueue and
     /// util_est_dequeue).
@@ -165,6 +167,7 @@ impl CfsRq {
             skip: None,
             pair_start_ns: now_ns,
             pelt: Pelt::new(now_ns),
+            removed: Removed::default(),
             util_est: 0,
             eevdf: false,
             by_vruntime: OrderedSet::default(),
@@ -225,8 +228,16 @@ impl CfsRq {
         self.queued.contains(&(self.key(e), id))
     }
 
-    /// Brings the PELT signals of the queue up to `now`.
+    /// update_cfs_rq_load_avg: the signals of tasks that left by wakeup go
+    /// (4.15+), then the queue's signals are brought up to `now`.
     pub fn update_load(&mut self, now_ns: u64) {
+        self.pelt.apply_removed(&mut self.removed);
+        self.decay_load(now_ns);
+    }
+
+    /// Brings the signals to `now_ns` and nothing else: what a reader that
+    /// updates no queue sees (the model's signals are kept lazily).
+    pub fn decay_load(&mut self, now_ns: u64) {
         self.pelt.update(
             now_ns,
             self.load_weight,

@@ -163,12 +163,25 @@ impl Pelt {
 
     /// Removes a departing task's signals from a run queue's (migration).
     pub fn detach(&mut self, task: &Pelt, task_weight: u64) {
-        self.load_avg = self.load_avg.saturating_sub(task.load_avg);
-        self.load_sum = self.load_sum.saturating_sub(task.load_sum * task_weight);
-        self.util_avg = self.util_avg.saturating_sub(task.util_avg);
-        self.util_sum = self.util_sum.saturating_sub(task.util_sum);
-        self.runnable_avg = self.runnable_avg.saturating_sub(task.runnable_avg);
-        self.runnable_sum = self.runnable_sum.saturating_sub(task.runnable_sum);
+        self.subtract(&Removed::of(task, task_weight));
+    }
+
+    /// Takes signals away, none below zero (the kernel's sub_positive).
+    fn subtract(&mut self, r: &Removed) {
+        self.load_avg = self.load_avg.saturating_sub(r.load_avg);
+        self.load_sum = self.load_sum.saturating_sub(r.load_sum);
+        self.util_avg = self.util_avg.saturating_sub(r.util_avg);
+        self.util_sum = self.util_sum.saturating_sub(r.util_sum);
+        self.runnable_avg = self.runnable_avg.saturating_sub(r.runnable_avg);
+        self.runnable_sum = self.runnable_sum.saturating_sub(r.runnable_sum);
+    }
+
+    /// Takes away what tasks that left by wakeup have kept here until now
+    /// (update_cfs_rq_load_avg's `cfs_rq->removed`, 4.15 and 6.x).
+    pub fn apply_removed(&mut self, removed: &mut Removed) {
+        if *removed != Removed::default() {
+            self.subtract(&std::mem::take(removed));
+        }
     }
 
     /// Adds an arriving task's signals to a run queue's.
@@ -179,6 +192,48 @@ impl Pelt {
         self.util_sum += task.util_sum;
         self.runnable_avg += task.runnable_avg;
         self.runnable_sum += task.runnable_sum;
+    }
+}
+
+/// The signals of tasks that migrated at wakeup, still counted by the
+/// queue they left: remove_entity_load_avg (4.15 and 6.x
+/// migrate_task_rq_fair, for a task not moved by the balancer) only notes
+/// them, under the old queue's `removed` lock, and that queue takes them
+/// away at its next update_cfs_rq_load_avg (an enqueue, a dequeue, a tick,
+/// a switch, update_blocked_averages). Until then wake_affine_weight and
+/// the balancer still see the task's load on the CPU it left.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Removed {
+    pub load_avg: u64,
+    /// Scaled by the task's weight, as a run queue's load_sum is.
+    pub load_sum: u64,
+    pub util_avg: u64,
+    pub util_sum: u64,
+    pub runnable_avg: u64,
+    pub runnable_sum: u64,
+}
+
+impl Removed {
+    fn of(task: &Pelt, task_weight: u64) -> Self {
+        Removed {
+            load_avg: task.load_avg,
+            load_sum: task.load_sum * task_weight,
+            util_avg: task.util_avg,
+            util_sum: task.util_sum,
+            runnable_avg: task.runnable_avg,
+            runnable_sum: task.runnable_sum,
+        }
+    }
+
+    /// Notes one more departed task.
+    pub fn add(&mut self, task: &Pelt, task_weight: u64) {
+        let r = Removed::of(task, task_weight);
+        self.load_avg += r.load_avg;
+        self.load_sum += r.load_sum;
+        self.util_avg += r.util_avg;
+        self.util_sum += r.util_sum;
+        self.runnable_avg += r.runnable_avg;
+        self.runnable_sum += r.runnable_sum;
     }
 }
 
