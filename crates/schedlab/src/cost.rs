@@ -317,27 +317,32 @@ impl CostModel {
         (ns / self.costs.mlp as u128) as u64
     }
 
-    /// A read on `to` of `bytes` a task on `from` wrote, beyond the read's
-    /// own work: the channel's shared state (`transfer_ns` at their
-    /// distance: the pipe's mutex and ring indices, the socket's queue lock
-    /// and accounting), the data's lines (`miss_ns`, shared by `mlp`), and
+    /// A read on `to` of `bytes` written on `data_from`, the channel last
+    /// written on `state_from`, beyond the read's own work: the channel's
+    /// shared state (`transfer_ns` at `state_from`'s distance: the pipe's
+    /// mutex and ring indices, the socket's queue lock and accounting),
+    /// the data's lines (`miss_ns` at `data_from`'s, shared by `mlp`), and
     /// for an AF_UNIX or loopback TCP message its skb ([`UNIX_SKB_RX_LINES`],
     /// [`TCP_SKB_RX_LINES`], one after another: each a pointer the next
-    /// depends on, so `miss_ns` each). 0 on the same CPU. UDP gets no skb
-    /// lines: it was not measured.
+    /// depends on, so `miss_ns` each). Nothing from the reader's own CPU.
+    /// UDP gets no skb lines: it was not measured.
     pub fn read_transfer(
         &self,
         topo: &Topology,
         kind: ChannelKind,
         bytes: u64,
-        from: usize,
+        (state_from, data_from): (usize, usize),
         to: usize,
     ) -> u64 {
-        let Some(i) = topo.distance(from, to).cost_index() else {
-            return 0;
+        let state = topo
+            .distance(state_from, to)
+            .cost_index()
+            .map_or(0, |i| self.costs.transfer_ns[i]);
+        let Some(i) = topo.distance(data_from, to).cost_index() else {
+            return state;
         };
         let lines = bytes.div_ceil(CACHE_LINE);
-        self.costs.transfer_ns[i]
+        state
             + lines * self.costs.miss_ns[i] / self.costs.mlp as u64
             + self.skb_lines(kind, true, i)
     }
@@ -472,7 +477,10 @@ mod tests {
         assert_eq!(m.cache_refill(&topo, 256, 0, 10), 4096 * 140 / 8);
         assert_eq!(m.cache_refill(&topo, 256, 3, 3), 0);
         // 100 bytes = 2 lines across nodes: 200 + 2 x 140 / 8.
-        assert_eq!(m.read_transfer(&topo, ChannelKind::Pipe, 100, 0, 10), 235);
+        assert_eq!(
+            m.read_transfer(&topo, ChannelKind::Pipe, 100, (0, 0), 10),
+            235
+        );
         // The writer's side: the shared state only, none on its own CPU.
         assert_eq!(m.write_transfer(&topo, ChannelKind::Pipe, 0, 10), 200);
         assert_eq!(
@@ -484,25 +492,39 @@ mod tests {
         // none for a pipe (above) or on one CPU.
         let miss = topo.costs.miss_ns[3];
         assert_eq!(
-            m.read_transfer(&topo, ChannelKind::Unix, 100, 0, 10),
+            m.read_transfer(&topo, ChannelKind::Unix, 100, (0, 0), 10),
             235 + UNIX_SKB_RX_LINES * miss
         );
         assert_eq!(
             m.write_transfer(&topo, ChannelKind::Unix, 0, 10),
             200 + UNIX_SKB_TX_LINES * miss
         );
-        assert_eq!(m.read_transfer(&topo, ChannelKind::Unix, 100, 4, 4), 0);
+        assert_eq!(m.read_transfer(&topo, ChannelKind::Unix, 100, (4, 4), 4), 0);
+        // Data written on the reader's CPU, the channel last written across
+        // nodes: only the shared state comes from afar, and the other way
+        // round only the data and the skb.
+        assert_eq!(
+            m.read_transfer(&topo, ChannelKind::Unix, 100, (0, 10), 10),
+            200
+        );
+        assert_eq!(
+            m.read_transfer(&topo, ChannelKind::Unix, 100, (10, 0), 10),
+            35 + UNIX_SKB_RX_LINES * miss
+        );
         // Loopback TCP: its skb, and on the write the reader's socket
         // lines; UDP is not counted.
         assert_eq!(
-            m.read_transfer(&topo, ChannelKind::Tcp, 100, 0, 10),
+            m.read_transfer(&topo, ChannelKind::Tcp, 100, (0, 0), 10),
             235 + TCP_SKB_RX_LINES * miss
         );
         assert_eq!(
             m.write_transfer(&topo, ChannelKind::Tcp, 0, 10),
             200 + (1 + TCP_RX_SOCK_LINES) * miss
         );
-        assert_eq!(m.read_transfer(&topo, ChannelKind::Udp, 100, 0, 10), 235);
+        assert_eq!(
+            m.read_transfer(&topo, ChannelKind::Udp, 100, (0, 0), 10),
+            235
+        );
         assert_eq!(m.write_transfer(&topo, ChannelKind::Udp, 0, 10), 200);
         assert_eq!(m.smt_rate(1), 1024);
         assert_eq!(m.smt_rate(2), 640);

@@ -6,6 +6,8 @@
 //! and write instructions, their costs and wakeups) and `wake.rs` (wait
 //! lists, piggybacked ACKs) change it only through the transitions below.
 
+use std::collections::VecDeque;
+
 use super::pipe::{round_pipe_size, PipePages};
 use crate::policy::PipeWriterWake;
 use crate::workload::program::{ChannelKind, ChannelSpec};
@@ -38,11 +40,15 @@ pub(crate) struct Channel {
     /// other's ACKs.
     last_writer_task: Option<usize>,
     last_reader_task: Option<usize>,
-    /// The CPUs that last wrote and last read it: where a read's data and
-    /// a write's shared state come from (`cost::read_transfer`,
+    /// The CPUs that last wrote and last read it: where a read's and a
+    /// write's shared state come from (`cost::read_transfer`,
     /// `write_transfer`).
     last_writer_cpu: Option<usize>,
     last_reader_cpu: Option<usize>,
+    /// The readable bytes in order, as runs of (bytes, the CPU that wrote
+    /// them): a read's data and skbs come from the CPUs that wrote them,
+    /// which with several writers is not always the last one.
+    written_on: VecDeque<(u64, usize)>,
     /// The LLCs of its last writer and last reader: its buffered bytes
     /// (`used`) occupy both (the writer's copy puts them in the one, the
     /// reader's copy pulls them into the other).
@@ -81,8 +87,11 @@ pub(super) struct Taken {
     /// Which blocked writers the room it made wakes (not TCP: its room
     /// comes back by ACK).
     pub woken: WakeWriters,
-    /// The CPU that last wrote it: where the data comes from.
+    /// The CPU that last wrote to the channel: where its shared state
+    /// comes from.
     pub writer_cpu: Option<usize>,
+    /// The CPU that wrote most of the bytes taken: where they come from.
+    pub data_cpu: usize,
 }
 
 /// Which blocked writers a read wakes.
@@ -185,6 +194,7 @@ impl Channel {
         }
         let take = self.readable.min(bytes);
         self.readable -= take;
+        let data_cpu = self.take_written(take);
         let mut woken = WakeWriters::None;
         let ack = if self.kind == ChannelKind::Tcp {
             self.unacked += take;
@@ -205,12 +215,54 @@ impl Channel {
             ack,
             woken,
             writer_cpu: self.last_writer_cpu,
+            data_cpu,
         })
+    }
+
+    /// Takes `take` bytes off the front of `written_on`; returns the CPU
+    /// that wrote most of them (the first such on a tie).
+    fn take_written(&mut self, mut take: u64) -> usize {
+        let front = self
+            .written_on
+            .front_mut()
+            .expect("readable bytes have a writer");
+        if front.0 > take {
+            // The usual read: within one run.
+            front.0 -= take;
+            return front.1;
+        }
+        let mut by_cpu: Vec<(usize, u64)> = Vec::new();
+        while take > 0 {
+            let front = self
+                .written_on
+                .front_mut()
+                .expect("readable bytes have a writer");
+            let (n, cpu) = (front.0.min(take), front.1);
+            front.0 -= n;
+            take -= n;
+            if front.0 == 0 {
+                self.written_on.pop_front();
+            }
+            match by_cpu.iter_mut().find(|(c, _)| *c == cpu) {
+                Some((_, b)) => *b += n,
+                None => by_cpu.push((cpu, n)),
+            }
+        }
+        let most = by_cpu.iter().map(|&(_, b)| b).max().unwrap_or(0);
+        by_cpu
+            .iter()
+            .find(|&&(_, b)| b == most)
+            .map_or(0, |&(c, _)| c)
     }
 
     /// A write's data arrives for readers (written by `task` on `cpu`).
     pub fn deposit(&mut self, bytes: u64, task: usize, cpu: usize, measuring: bool) {
         self.readable += bytes;
+        match self.written_on.back_mut() {
+            Some(last) if last.1 == cpu => last.0 += bytes,
+            _ if bytes > 0 => self.written_on.push_back((bytes, cpu)),
+            _ => {}
+        }
         if measuring {
             self.stats.bytes_written += bytes;
         }
@@ -323,6 +375,13 @@ impl Channel {
     /// acknowledged are both still buffered, and the buffer holds no more
     /// than its capacity.
     pub(super) fn check_bytes(&self) -> std::result::Result<(), String> {
+        let written: u64 = self.written_on.iter().map(|r| r.0).sum();
+        if written != self.readable {
+            return Err(format!(
+                "readable {} but {written} bytes have a writing CPU",
+                self.readable
+            ));
+        }
         if self.readable + self.unacked > self.used || self.used > self.capacity {
             return Err(format!(
                 "readable {} + unacked {} against used {} of {}",
@@ -378,6 +437,7 @@ impl Channel {
             last_writer_task: None,
             last_reader_task: None,
             last_writer_cpu: None,
+            written_on: VecDeque::new(),
             last_reader_cpu: None,
             writer_llc: None,
             reader_llc: None,
@@ -418,6 +478,29 @@ mod tests {
         assert_eq!(ch.write(80, 0, true), Room::Dropped);
         assert_eq!(ch.stats().bytes_dropped, 80);
         ch.check_bytes().unwrap();
+    }
+
+    /// A read's data comes from the CPUs that wrote it, in order, not from
+    /// the channel's last writer: hackbench's receivers read a queue that
+    /// senders on every CPU filled.
+    #[test]
+    fn a_read_takes_its_bytes_from_the_cpus_that_wrote_them() {
+        let rule = PipeWriterWake::PageFreed;
+        let mut ch = channel(ChannelKind::Unix, 10_000);
+        for (task, cpu) in [(1, 0), (2, 0), (3, 1)] {
+            assert_eq!(ch.write(100, 0, false), Room::Queued);
+            ch.deposit(100, task, cpu, false);
+        }
+        ch.check_bytes().unwrap();
+        let first = ch.read(100, 9, 1, 0, false, rule).unwrap();
+        assert_eq!((first.writer_cpu, first.data_cpu), (Some(1), 0));
+        // 150 bytes: 100 written on CPU 0, 50 on CPU 1.
+        let second = ch.read(150, 9, 1, 0, false, rule).unwrap();
+        assert_eq!(second.data_cpu, 0);
+        let third = ch.read(100, 9, 1, 0, false, rule).unwrap();
+        assert_eq!((third.bytes, third.data_cpu), (50, 1));
+        ch.check_bytes().unwrap();
+        assert!(ch.read(1, 9, 1, 0, false, rule).is_none());
     }
 
     /// tcp_cleanup_rbuf: a read of one small segment owes its ACK; the

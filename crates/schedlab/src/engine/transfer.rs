@@ -95,7 +95,7 @@ impl Sim {
         };
         let kind = ch.kind();
         let take = taken.bytes;
-        let from = taken.writer_cpu.unwrap_or(cpu);
+        let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
         self.recharge_llcs(chan);
         let copy = self.cost.copy(take);
         let mut cost = self.syscall_entry(task)
