@@ -226,10 +226,14 @@ impl Channel {
             .written_on
             .front_mut()
             .expect("readable bytes have a writer");
-        if front.0 > take {
+        if front.0 >= take {
             // The usual read: within one run.
+            let cpu = front.1;
             front.0 -= take;
-            return front.1;
+            if front.0 == 0 {
+                self.written_on.pop_front();
+            }
+            return cpu;
         }
         let mut by_cpu: Vec<(usize, u64)> = Vec::new();
         while take > 0 {

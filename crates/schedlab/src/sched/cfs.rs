@@ -230,6 +230,7 @@ impl CfsRq {
 
     /// update_cfs_rq_load_avg: the signals of tasks that left by wakeup go
     /// (4.15+), then the queue's signals are brought up to `now`.
+    #[inline]
     pub fn update_load(&mut self, now_ns: u64) {
         self.pelt.apply_removed(&mut self.removed);
         self.decay_load(now_ns);

@@ -178,8 +178,9 @@ impl Pelt {
 
     /// Takes away what tasks that left by wakeup have kept here until now
     /// (update_cfs_rq_load_avg's `cfs_rq->removed`, 4.15 and 6.x).
+    #[inline]
     pub fn apply_removed(&mut self, removed: &mut Removed) {
-        if *removed != Removed::default() {
+        if removed.nr > 0 {
             self.subtract(&std::mem::take(removed));
         }
     }
@@ -204,6 +205,8 @@ impl Pelt {
 /// the balancer still see the task's load on the CPU it left.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Removed {
+    /// Tasks noted (the kernel's removed.nr): 0, nothing to take away.
+    pub nr: u32,
     pub load_avg: u64,
     /// Scaled by the task's weight, as a run queue's load_sum is.
     pub load_sum: u64,
@@ -216,6 +219,7 @@ pub struct Removed {
 impl Removed {
     fn of(task: &Pelt, task_weight: u64) -> Self {
         Removed {
+            nr: 1,
             load_avg: task.load_avg,
             load_sum: task.load_sum * task_weight,
             util_avg: task.util_avg,
@@ -228,6 +232,7 @@ impl Removed {
     /// Notes one more departed task.
     pub fn add(&mut self, task: &Pelt, task_weight: u64) {
         let r = Removed::of(task, task_weight);
+        self.nr += 1;
         self.load_avg += r.load_avg;
         self.load_sum += r.load_sum;
         self.util_avg += r.util_avg;
