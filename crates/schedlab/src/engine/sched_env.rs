@@ -102,6 +102,9 @@ impl SchedEnv for Sim {
     fn decay_idle_load(&mut self, cpu: usize) {
         self.decay_missed_load(cpu);
     }
+    fn update_blocked_averages(&mut self, cpu: usize) {
+        self.touch_rq(cpu);
+    }
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         Sim::migrate_queued(self, task, from, to, why);
     }
@@ -192,6 +195,9 @@ impl SchedEnv for Recording<'_> {
     }
     fn decay_idle_load(&mut self, cpu: usize) {
         SchedEnv::decay_idle_load(self.0, cpu)
+    }
+    fn update_blocked_averages(&mut self, cpu: usize) {
+        SchedEnv::update_blocked_averages(self.0, cpu)
     }
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         SchedEnv::migrate_queued(self.0, task, from, to, why)

@@ -93,6 +93,9 @@ pub trait SchedEnv {
     /// cpu_load_update_idle (4.15): a tickless idle CPU's cpu_load[] takes
     /// the ticks it missed, with no load, before it is balanced.
     fn decay_idle_load(&mut self, cpu: usize);
+    /// update_blocked_averages (4.15+): `cpu`'s queue brings its load up to
+    /// now, letting go of what tasks that left it by wakeup still held.
+    fn update_blocked_averages(&mut self, cpu: usize);
     /// Moves queued (not running) `task` from `from`'s queue to `to`'s.
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason);
     /// Moves `task`, on `cpu`'s queue, to the head of its task list

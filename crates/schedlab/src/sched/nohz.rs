@@ -249,7 +249,15 @@ fn balance_for_tickless(env: &mut impl SchedEnv, ilb: usize) -> u64 {
                 if !env.cpu_idle(ilb) {
                     break;
                 }
-                if now >= idle_next_balance(env, cpu) {
+                let due = now >= idle_next_balance(env, cpu);
+                // The walk brings each idle CPU's blocked load up to date:
+                // 6.x's kick carries NOHZ_STATS_KICK (update_nohz_stats for
+                // every CPU it visits); 4.15's rebalance_domains updates the
+                // CPUs it balances.
+                if due || kick == NohzBalancer::KickFromNext {
+                    env.update_blocked_averages(cpu);
+                }
+                if due {
                     env.decay_idle_load(cpu);
                     cost += rebalance_domains(env, cpu);
                 }
@@ -262,6 +270,7 @@ fn balance_for_tickless(env: &mut impl SchedEnv, ilb: usize) -> u64 {
             // (run_rebalance_domains), when due in 6.5 (last in the walk).
             let own_due = kick == NohzBalancer::Kick || now >= idle_next_balance(env, ilb);
             if env.cpu_idle(ilb) && own_due {
+                env.update_blocked_averages(ilb);
                 cost += rebalance_domains(env, ilb);
                 let own = idle_next_balance(env, ilb);
                 let n = &mut env.state_mut().nohz;
@@ -374,6 +383,35 @@ mod tests {
         env.hogs(&[0], 2);
         assert_eq!(tick(&mut env, 0), TickAction::Kick(3));
         assert_eq!(env.state.nohz.next_balance_ns, env.now + jiffy);
+    }
+
+    /// _nohz_idle_balance (v6.5): a kick carries NOHZ_STATS_KICK, so the
+    /// walk brings every idle CPU's blocked load up to date
+    /// (update_nohz_stats), due for a balance or not, and a task that left
+    /// one by wakeup stops weighing there; v4.15's nohz_idle_balance
+    /// updates only the CPUs it balances (rebalance_domains'
+    /// update_blocked_averages).
+    #[test]
+    fn the_kick_walk_updates_the_idle_cpus_blocked_load_v6_5_not_v4_15() {
+        for (era, updated) in [(Era::V6_5, true), (Era::V4_15, false)] {
+            let mut env = TestEnv::era("desktop-8c", era);
+            let jiffy = env.policy.tunables.tick_ns();
+            env.hogs(&[0], 3);
+            for c in 1..16 {
+                assert!(idle_enter(&mut env, c, jiffy), "{era:?}");
+            }
+            env.state.nohz.kicked.insert(1);
+            let mut left = crate::sched::load::Pelt::default();
+            left.load_avg = 500;
+            env.rqs[5].pelt.load_avg = 800;
+            env.rqs[5].removed.add(&left, 1024);
+            // No time has passed: no CPU is due for a balance.
+            idle_balance_others(&mut env, 1);
+            assert!(env.migrated.is_empty(), "{era:?}");
+            let expect = if updated { 300 } else { 800 };
+            assert_eq!(env.rqs[5].pelt.load_avg, expect, "{era:?}");
+            assert_eq!(env.rqs[5].removed.nr == 0, updated, "{era:?}");
+        }
     }
 
     /// nohz_idle_balance (v4.15): the kicked CPU balances each due idle

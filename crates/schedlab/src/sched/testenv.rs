@@ -243,6 +243,10 @@ impl SchedEnv for TestEnv {
     }
     /// Hand-set histories stay as set: no clock of ticks here.
     fn decay_idle_load(&mut self, _cpu: usize) {}
+    fn update_blocked_averages(&mut self, cpu: usize) {
+        let now = self.now;
+        self.rqs[cpu].update_load(now);
+    }
     fn migrate_queued(&mut self, task: usize, from: usize, to: usize, why: Reason) {
         if let Some(rt) = self.tasks[task].rt {
             self.rts[from].dequeue(task);
