@@ -420,7 +420,7 @@ pub struct EraRules {
     /// A task that migrates at wakeup leaves its load on the old queue
     /// until that queue's next update_cfs_rq_load_avg
     /// (remove_entity_load_avg in v4.15's and v6.x's migrate_task_rq_fair;
-    /// 6.x detaches a task the balancer moves at once). v2.6.2x has no
+    /// both detach a task the balancer moves at once). v2.6.2x has no
     /// per-task load: its queues weigh what is queued now.
     pub wakeup_migration_removes_late: bool,
     pub wakeup_buddies: WakeupBuddies,
