@@ -509,6 +509,15 @@ impl Sim {
     }
 }
 
+/// How a task leaves a CPU's queue, which decides when its load leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Departure {
+    /// try_to_wake_up chose another CPU.
+    Wakeup,
+    /// Moved while queued (balancing, affinity, RT push and pull).
+    Balance,
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Departure, TaskState};
@@ -646,13 +655,4 @@ mod tests {
             }
         }
     }
-}
-
-/// How a task leaves a CPU's queue, which decides when its load leaves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Departure {
-    /// try_to_wake_up chose another CPU.
-    Wakeup,
-    /// Moved while queued (balancing, affinity, RT push and pull).
-    Balance,
 }
