@@ -122,7 +122,11 @@ impl Tunables {
                 nr_latency: 5,
                 migration_cost_ns: ms / 2,
                 nr_migrate: 32,
-                hz: 250,
+                // CONFIG_HZ: x86's defconfigs of 2.6.27 and 2.6.28
+                // (arch/x86/configs/{i386,x86_64}_defconfig) set HZ_1000,
+                // as Fedora's and RHEL 5's kernels did; Kconfig.hz's own
+                // default (250) is what the later eras' configs keep.
+                hz: 1000,
                 base_slice_ns: 3 * ms / 4 * f,
             }
         } else {
@@ -193,6 +197,9 @@ mod tests {
             (t.latency_ns, t.min_granularity_ns, t.wakeup_granularity_ns),
             (100_000_000, 20_000_000, 25_000_000)
         );
+        // x86's 2.6.27 / 2.6.28 defconfig: HZ=1000, a 1 ms tick.
+        assert_eq!(t.tick_ns(), 1_000_000);
+        assert_eq!(Tunables::defaults(Era::V2_6_27, 4).hz, 1000);
         // 2.6.28 on 1024 CPUs: factor 11, latency capped at 200 ms.
         assert_eq!(
             Tunables::defaults(Era::V2_6_28, 1024).latency_ns,
