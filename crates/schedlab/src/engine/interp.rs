@@ -268,7 +268,7 @@ impl Sim {
             Insn::Write { chan, bytes, echo } => {
                 return self.write_insn(cpu, task, chan, bytes, echo)
             }
-            Insn::Read { chan, bytes } => self.read_insn(cpu, task, chan, bytes),
+            Insn::Read { chan, bytes, poll } => self.read_insn(cpu, task, chan, bytes, poll),
             Insn::Sleep(t) => {
                 self.tasks[task].prog.pc += 1;
                 let ns = self.sample(task, t);

@@ -10,7 +10,7 @@ use super::task::{Pending, Wait};
 use super::Sim;
 use crate::counters::Counter;
 use crate::policy::PipeWriterWake;
-use crate::workload::program::ChannelKind;
+use crate::workload::program::{ChannelKind, Insn};
 
 impl Sim {
     /// `write`: the bytes go into the channel if they fit (a datagram that
@@ -83,8 +83,17 @@ impl Sim {
         }
     }
 
-    /// `read`: takes what is readable (up to `bytes`), or blocks.
-    pub(super) fn read_insn(&mut self, cpu: usize, task: usize, chan: usize, bytes: u64) {
+    /// `read`: takes what is readable (up to `bytes`), or blocks. A
+    /// polling read blocks in poll(2) and pays the read's own system call
+    /// besides.
+    pub(super) fn read_insn(
+        &mut self,
+        cpu: usize,
+        task: usize,
+        chan: usize,
+        bytes: u64,
+        poll: bool,
+    ) {
         let measuring = self.now >= self.measure_from_ns;
         let llc = self.topo.cpus[cpu].llc;
         let rule = self.policy.era.rules().pipe_writer_wake;
@@ -98,7 +107,9 @@ impl Sim {
         let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
         self.recharge_llcs(chan);
         let copy = self.cost.copy(take);
+        let poll_then_read = if poll { self.cost.syscall() } else { 0 };
         let mut cost = self.syscall_entry(task)
+            + poll_then_read
             + copy
             + self.cost.msg_rx(kind)
             + self.cost.read_transfer(&self.topo, kind, take, from, cpu);
@@ -149,7 +160,10 @@ impl Sim {
         let sync = kind.sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
         let readers = ch.take_readers();
         if kind == ChannelKind::Tcp {
-            let mut waiters: Vec<(usize, bool)> = readers.iter().map(|&w| (w, sync)).collect();
+            let mut waiters: Vec<(usize, bool)> = readers
+                .iter()
+                .map(|&w| (w, sync || self.waits_in_poll(w)))
+                .collect();
             self.piggyback_acks(task, chan, &mut waiters);
             self.wake_each(cpu, waiters);
         } else {
@@ -164,6 +178,16 @@ impl Sim {
             self.wake_each(cpu, woken.chain(next.map(|w| (w, writer_sync))));
         }
         self.chans[chan].return_readers(readers);
+    }
+
+    /// Whether blocked `task` waits in poll(2): its read is then woken by
+    /// sock_def_readable, sync, not by TCP's prequeue.
+    fn waits_in_poll(&self, task: usize) -> bool {
+        let prog = &self.tasks[task].prog;
+        matches!(
+            self.workload.templates[prog.template].code.get(prog.pc),
+            Some(Insn::Read { poll: true, .. })
+        )
     }
 
     /// The loopback receive path of a send, in the NET_RX softirq.

@@ -101,8 +101,18 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "is_false")]
         echo: bool,
     },
-    /// Read up to `bytes` from a channel; blocks while it is empty.
-    Read { chan: usize, bytes: u64 },
+    /// Read up to `bytes` from a channel; blocks while it is empty. With
+    /// `poll`, the task waits in poll(2) and then reads without blocking
+    /// (libpq's pqWait and pqReadData): one more system call, and on TCP
+    /// the data wakes it through sk_data_ready (sock_def_readable, sync)
+    /// rather than 2.6.2x's prequeue, which serves a reader blocked in
+    /// tcp_recvmsg (`EraRules::tcp_prequeue`).
+    Read {
+        chan: usize,
+        bytes: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        poll: bool,
+    },
     /// Sleep on a timer.
     Sleep(Time),
     /// Sleep on a timer until this long after the task started (an
@@ -417,6 +427,7 @@ pub enum Insn {
     Read {
         chan: usize,
         bytes: u64,
+        poll: bool,
     },
     Sleep(Time),
     Until(Time),
@@ -839,7 +850,7 @@ impl Workload {
                         _ => Insn::Until(*t),
                     });
                 }
-                Op::Write { chan, bytes, .. } | Op::Read { chan, bytes } => {
+                Op::Write { chan, bytes, .. } | Op::Read { chan, bytes, .. } => {
                     if *chan >= self.channels.len() {
                         return Err(fail(format!(
                             "channel {chan} does not exist (the workload has {})",
@@ -855,17 +866,17 @@ impl Workload {
                             self.channels[*chan].capacity
                         )));
                     }
-                    code.push(if let Op::Write { echo, .. } = op {
-                        Insn::Write {
+                    code.push(match op {
+                        Op::Write { echo, .. } => Insn::Write {
                             chan: *chan,
                             bytes: *bytes,
                             echo: *echo,
-                        }
-                    } else {
-                        Insn::Read {
+                        },
+                        _ => Insn::Read {
                             chan: *chan,
                             bytes: *bytes,
-                        }
+                            poll: matches!(op, Op::Read { poll: true, .. }),
+                        },
                     });
                 }
                 Op::Yield => code.push(Insn::Yield),

@@ -74,7 +74,20 @@ pub(crate) fn echo(chan: usize, bytes: u64) -> Op {
 }
 
 pub(crate) fn read(chan: usize, bytes: u64) -> Op {
-    Op::Read { chan, bytes }
+    Op::Read {
+        chan,
+        bytes,
+        poll: false,
+    }
+}
+
+/// A read that waits in poll(2) first, as libpq's clients do.
+pub(crate) fn poll_read(chan: usize, bytes: u64) -> Op {
+    Op::Read {
+        chan,
+        bytes,
+        poll: true,
+    }
 }
 
 pub(crate) fn mark(label: &str) -> Op {

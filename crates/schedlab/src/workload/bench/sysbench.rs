@@ -41,7 +41,9 @@
 //! (PostgreSQL's s_lock sleeps 1 ms and more), and the buffer pool's I/O
 //! (the table fits in memory).
 
-use super::ops::{channel, check, compute, echo, mark, ms_to_ns, read, task, write, Built};
+use super::ops::{
+    channel, check, compute, echo, mark, ms_to_ns, poll_read, read, task, write, Built,
+};
 use super::readout::{mark_rate, mark_stats, Report};
 use crate::engine::RunOutput;
 use crate::error::Result;
@@ -388,6 +390,13 @@ impl Sysbench {
             Database::Pgsql => {}
         }
         let statements = self.statements();
+        // How a client waits for its reply: libpq waits in poll(2) and
+        // then reads without blocking (pqWait, pqSocketPoll, pqReadData);
+        // MySQL's client library reads a blocking socket (vio_read).
+        let reply = |chan: usize, bytes: u64| match self.db {
+            Database::Pgsql => poll_read(chan, bytes),
+            Database::Mysql => read(chan, bytes),
+        };
         for c in 0..self.threads as usize {
             let (up, down) = (channels.len(), channels.len() + 1);
             channels.push(channel(ChannelKind::Tcp, SOCKET_BUFFER));
@@ -403,11 +412,11 @@ impl Sysbench {
                 } else {
                     vec![]
                 };
-                for (i, &(work, reply)) in statements.iter().enumerate() {
+                for (i, &(work, reply_bytes)) in statements.iter().enumerate() {
                     client.extend([
                         compute(CLIENT_NS, 30),
                         write(up, REQUEST_BYTES),
-                        read(down, reply),
+                        reply(down, reply_bytes),
                     ]);
                     server.push(read(up, REQUEST_BYTES));
                     // The writes lock their rows (two-phase locking: held
@@ -429,10 +438,14 @@ impl Sysbench {
                             pgsql_statement(&mut server, i, write_index, &locked, self.threads)
                         }
                     }
-                    server.extend([compute(work, 40), write(down, reply)]);
+                    server.extend([compute(work, 40), write(down, reply_bytes)]);
                 }
                 // COMMIT: one more round trip.
-                client.extend([write(up, REQUEST_BYTES), read(down, TRIVIAL.1), mark("txn")]);
+                client.extend([
+                    write(up, REQUEST_BYTES),
+                    reply(down, TRIVIAL.1),
+                    mark("txn"),
+                ]);
                 server.extend([read(up, REQUEST_BYTES), compute(TRIVIAL.0, 40)]);
                 if read_write {
                     match self.db {

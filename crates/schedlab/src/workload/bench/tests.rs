@@ -362,6 +362,70 @@ fn tcp_writers_are_woken_without_the_sync_hint() {
     );
 }
 
+/// A TCP ping-pong whose client waits in poll(2) (libpq): on 2.6.28 the
+/// reply wakes the client through sock_def_readable with the sync hint,
+/// and the request wakes the server, blocked in tcp_recvmsg, through
+/// tcp_prequeue's plain wake_up_interruptible (include/net/tcp.h,
+/// net/core/sock.c and fs/select.c's __pollwait of 2.6.28). 4.15 has no
+/// prequeue: every read is woken sync.
+#[test]
+fn a_polling_tcp_reader_is_woken_sync_a_blocked_one_only_after_the_prequeue() {
+    let run_era = |era: Era, poll: bool| {
+        let json = format!(
+            r#"{{"channels":[{{"kind":"tcp"}},{{"kind":"tcp"}}],"tasks":[
+                {{"name":"client","program":[{{"loop":{{"count":300,"body":[
+                    {{"write":{{"chan":0,"bytes":100}}}},{{"read":{{"chan":1,"bytes":100,"poll":{poll}}}}}]}}}}]}},
+                {{"name":"server","program":[{{"loop":{{"count":300,"body":[
+                    {{"read":{{"chan":0,"bytes":100}}}},{{"compute":{{"ns":20000}}}},
+                    {{"write":{{"chan":1,"bytes":100}}}}]}}}}]}}]}}"#
+        );
+        let spec: crate::workload::program::WorkloadSpec = serde_json::from_str(&json).unwrap();
+        let topology = Topology::from_spec(&preset("phoenix-2008").unwrap()).unwrap();
+        let cfg = SimConfig {
+            check_invariants: true,
+            ..SimConfig::new(topology, &PolicySpec::era(era), &spec).unwrap()
+        };
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        let c = |k: &str| out.counters.get(k).copied().unwrap_or(0);
+        (c("ttwu.sync"), c("ttwu.local") + c("ttwu.remote"))
+    };
+    // The client's 300 replies, less the ones that arrive before it waits.
+    let (sync, all) = run_era(Era::V2_6_28, true);
+    assert!(
+        (250..=300).contains(&sync) && all >= 2 * 250,
+        "2.6.28, polling client: {sync} of {all} wakeups sync"
+    );
+    let (sync, all) = run_era(Era::V2_6_28, false);
+    assert!(
+        sync < 5 && all >= 2 * 250,
+        "2.6.28, blocked client: {sync} of {all} wakeups sync"
+    );
+    let (sync, all) = run_era(Era::V4_15, false);
+    assert!(all >= 2 * 250 && sync == all, "4.15: {sync} of {all} sync");
+}
+
+/// A polling read pays poll's system call besides the read's own.
+#[test]
+fn a_polling_read_pays_one_more_system_call() {
+    let run_poll = |poll: bool| {
+        let json = format!(
+            r#"{{"channels":[{{"kind":"pipe"}}],"tasks":[
+                {{"name":"t","program":[{{"loop":{{"count":100,"body":[
+                    {{"write":{{"chan":0,"bytes":8}}}},{{"read":{{"chan":0,"bytes":8,"poll":{poll}}}}}]}}}}]}}]}}"#
+        );
+        let spec: crate::workload::program::WorkloadSpec = serde_json::from_str(&json).unwrap();
+        let topology = Topology::from_spec(&preset("desktop-8c").unwrap()).unwrap();
+        let cfg = SimConfig::new(topology, &PolicySpec::era(Era::V6_5), &spec).unwrap();
+        let out = Sim::new(&cfg).unwrap().run().unwrap();
+        (
+            out.tasks[0].exited_ns.unwrap(),
+            cfg.topology.costs.syscall_ns,
+        )
+    };
+    let ((plain, syscall), (polled, _)) = (run_poll(false), run_poll(true));
+    assert_eq!(polled - plain, 100 * syscall, "{plain} -> {polled}");
+}
+
 /// Whole completions over a short window come in steps of one over its
 /// length; the rate read from time does not, and agrees with the count.
 #[test]
@@ -989,6 +1053,36 @@ fn postgres_backends_are_processes_mysql_connections_threads() {
     // PostgreSQL: each backend (and the postmaster) a process of its own,
     // so switching between them pays the process switch.
     assert!(servers("pgsql").iter().all(Option::is_none));
+}
+
+/// libpq waits for a reply in poll(2) (pqWait); MySQL's client library
+/// reads its blocking socket; servers of either read blocking.
+#[test]
+fn pgsql_clients_wait_for_replies_in_poll_mysql_clients_in_read() {
+    let reads = |db: &str, client: bool| {
+        let b = bench(&format!(r#"{{"kind":"sysbench","threads":2,"db":"{db}"}}"#));
+        let built = b.build().unwrap();
+        let task = built
+            .spec
+            .tasks
+            .into_iter()
+            .find(|t| t.name.ends_with('0') && t.name.starts_with("sysbench") == client)
+            .unwrap();
+        let Some(Op::Forever(body)) = task.program.into_iter().last() else {
+            panic!("no loop")
+        };
+        body.iter()
+            .filter_map(|op| match op {
+                Op::Read { poll, .. } => Some(*poll),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let pg = reads("pgsql", true);
+    assert!(pg.len() > 100 && pg.iter().all(|&p| p), "{pg:?}");
+    assert!(reads("mysql", true).iter().all(|&p| !p));
+    assert!(reads("pgsql", false).iter().all(|&p| !p));
+    assert!(reads("mysql", false).iter().all(|&p| !p));
 }
 
 #[test]
