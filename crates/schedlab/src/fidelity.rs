@@ -229,8 +229,49 @@ fn table_of<'a>(
         if let Some((param, values)) = p.also_at {
             out.push_str(&also_at(p, param, values, run)?);
         }
+        if matches!(p.at, At::SumIndex) {
+            out.push_str(&each_point(p, r));
+        }
     }
     Ok(out)
+}
+
+/// For a figure published only as the change of a sum, the direction at
+/// each point summed: at how many it agrees with the sum's published
+/// direction, and the simulated change at each (the re-tune commit called
+/// its sysbench change "a win both for the runup portion, the peak area
+/// and the tail", so every point should agree).
+fn each_point(p: &Published, r: &Results) -> String {
+    let mut out = String::new();
+    let xs: Vec<u64> = r
+        .rows
+        .iter()
+        .filter_map(|row| row.x.as_ref().and_then(|v| v.as_u64()))
+        .collect();
+    for (i, (variant, _)) in p.values.iter().enumerate().skip(1) {
+        let pub_pct = change_pct(&published(p), i);
+        let changes: Vec<f64> = xs
+            .iter()
+            .map(|&x| change_pct(&simulated(p, r, At::X(x)), i))
+            .collect();
+        let right = changes
+            .iter()
+            .filter(|c| (**c > 0.0) == (pub_pct > 0.0))
+            .count();
+        let listed: Vec<String> = xs
+            .iter()
+            .zip(&changes)
+            .map(|(x, c)| format!("{x}: {c:+.1}%"))
+            .collect();
+        out.push_str(&format!(
+            "{:<42} {:<13} right at {right} of {} points ({})\n",
+            "",
+            variant,
+            xs.len(),
+            listed.join(", ")
+        ));
+    }
+    out
 }
 
 /// The direction of each variant's change at every value of `param`: at how
