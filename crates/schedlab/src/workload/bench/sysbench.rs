@@ -3,7 +3,9 @@
 //! connection in one process, PostgreSQL a backend process per connection.
 //! A transaction is BEGIN, 10 point selects, 4 range queries, (read-write:
 //! 2 updates, a delete, an insert,) COMMIT: each a synchronous round trip
-//! with server work. Prints transactions per second and latency.
+//! with server work. A PostgreSQL client (libpq) waits for each reply in
+//! poll(2); servers and MySQL's client read blocking sockets. Prints
+//! transactions per second and latency.
 //!
 //! The server's contention is structure, each database's own. The hot rows
 //! of sysbench's default distribution are row locks, held from the write
