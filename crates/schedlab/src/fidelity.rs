@@ -249,15 +249,11 @@ fn each_point(p: &Published, r: &Results) -> String {
         .filter_map(|row| row.x.as_ref().and_then(|v| v.as_u64()))
         .collect();
     for (i, (variant, _)) in p.values.iter().enumerate().skip(1) {
-        let pub_pct = change_pct(&published(p), i);
         let changes: Vec<f64> = xs
             .iter()
             .map(|&x| change_pct(&simulated(p, r, At::X(x)), i))
             .collect();
-        let right = changes
-            .iter()
-            .filter(|c| (**c > 0.0) == (pub_pct > 0.0))
-            .count();
+        let right = agreeing(&changes, change_pct(&published(p), i));
         let listed: Vec<String> = xs
             .iter()
             .zip(&changes)
@@ -294,11 +290,7 @@ fn also_at(
             .iter()
             .map(|&x| change_pct(&simulated(p, &r, At::X(x)), i))
             .collect();
-        let pub_pct = change_pct(&published(p), i);
-        let right = changes
-            .iter()
-            .filter(|c| (**c > 0.0) == (pub_pct > 0.0))
-            .count();
+        let right = agreeing(&changes, change_pct(&published(p), i));
         let listed: Vec<String> = changes.iter().map(|c| format!("{c:+.1}%")).collect();
         let at: Vec<String> = values.iter().map(u64::to_string).collect();
         out.push_str(&format!(
@@ -311,4 +303,12 @@ fn also_at(
         ));
     }
     Ok(out)
+}
+
+/// How many of the simulated `changes` go the published change's way.
+fn agreeing(changes: &[f64], published_pct: f64) -> usize {
+    changes
+        .iter()
+        .filter(|c| (**c > 0.0) == (published_pct > 0.0))
+        .count()
 }
