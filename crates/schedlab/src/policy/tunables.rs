@@ -123,9 +123,9 @@ impl Tunables {
                 migration_cost_ns: ms / 2,
                 nr_migrate: 32,
                 // CONFIG_HZ: x86's defconfigs of 2.6.27 and 2.6.28
-                // (arch/x86/configs/{i386,x86_64}_defconfig) set HZ_1000,
-                // as Fedora's and RHEL 5's kernels did; Kconfig.hz's own
-                // default (250) is what the later eras' configs keep.
+                // (arch/x86/configs/{i386,x86_64}_defconfig) set HZ_1000;
+                // Kconfig.hz's own default (250) is what the later eras'
+                // distribution configs keep.
                 hz: 1000,
                 base_slice_ns: 3 * ms / 4 * f,
             }
