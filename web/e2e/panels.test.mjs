@@ -3,7 +3,7 @@
 // the worker pool is sized by the points and the machine's cores.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile, mkdtemp, readFile } from 'node:fs/promises';
+import { writeFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { useBrowser, openPage, screenshot, runToEnd, cli, field } from './harness.mjs';
@@ -105,8 +105,12 @@ test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
   assert.ok(results.rows[0].values.free > 0);
   const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
   const file = path.join(dir, 'experiment.json');
-  await writeFile(file, await page.textContent('#experiment-json'));
-  assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
+  try {
+    await writeFile(file, await page.textContent('#experiment-json'));
+    assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
   await screenshot(page, 'hand-built-machine');
   assert.deepEqual(errors, []);
   await page.close();

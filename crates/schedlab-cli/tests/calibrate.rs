@@ -18,8 +18,11 @@ fn probe(spec: &MachineSpec, name: &str) -> Option<f64> {
 
 #[test]
 fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_table() {
-    let dir = std::env::temp_dir().join(format!("schedlab-calibrate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("schedlab-calibrate-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let file = dir.join("machine.json");
     let out = schedlab()
         .args(["calibrate", "--quick", "-o"])

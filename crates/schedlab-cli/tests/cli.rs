@@ -3,7 +3,9 @@
 //! machine, 4 policy, 5 workload, 6 experiment, 7 link, 8 import, 9 run).
 
 use assert_cmd::Command;
+use std::ffi::OsStr;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 fn schedlab() -> Command {
     Command::cargo_bin("schedlab").unwrap()
@@ -28,15 +30,42 @@ fn fails_with(code: i32, args: &[&str]) -> String {
     err
 }
 
-fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file named `name` in a directory of its own; both are removed when
+/// the test drops it.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.path.as_os_str()
+    }
+}
+
+fn temp_file(name: &str, contents: &str) -> Scratch {
+    let dir = scratch_dir();
+    let path = dir.path().join(name);
     std::fs::File::create(&path)
         .unwrap()
         .write_all(contents.as_bytes())
         .unwrap();
-    path
+    Scratch { _dir: dir, path }
+}
+
+/// A directory of the test's own, removed when the test drops it.
+fn scratch_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("schedlab-cli-test-")
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
@@ -342,8 +371,8 @@ fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
     )
     .unwrap();
     let link = format!("https://example.org/schedlab/#x={}&run", code.trim());
-    let dir = std::env::temp_dir().join(format!("schedlab-cli-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch_dir();
+    let dir = scratch.path();
     let trace = dir.join("trace.json");
     let out = schedlab()
         .args(["run", &link, "--explain", "--trace"])
@@ -368,7 +397,6 @@ fn run_opens_playground_links_explains_and_writes_a_perfetto_trace() {
     assert!(events
         .iter()
         .any(|e| e["ph"] == "M" && e["args"]["name"] == "pinned"));
-    let _ = std::fs::remove_dir_all(&dir);
 
     let err = fails_with(7, &["run", "#x=1.broken"]);
     assert!(err.contains("the link: the link's code"), "{err}");
@@ -422,7 +450,7 @@ fn import_rt_app_writes_an_experiment_that_runs() {
 }
 
 /// A small sweep with repeats: 2 sweep values x 2 variants x 2 repeats.
-fn small_sweep(file: &str) -> std::path::PathBuf {
+fn small_sweep(file: &str) -> Scratch {
     let shown = String::from_utf8(
         schedlab()
             .args(["show", "retune-lat-ctx"])
@@ -445,8 +473,8 @@ fn small_sweep(file: &str) -> std::path::PathBuf {
 fn three_shards_merged_equal_the_unsharded_run_in_every_format() {
     let exp = small_sweep("small-sweep.json");
     let exp = exp.to_str().unwrap();
-    let dir = std::env::temp_dir().join(format!("schedlab-cli-shards-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch_dir();
+    let dir = scratch.path();
     let mut parts = Vec::new();
     for i in 1..=3 {
         let out = schedlab()
@@ -555,7 +583,6 @@ fn three_shards_merged_equal_the_unsharded_run_in_every_format() {
     );
     let err = fails(&["run", exp, "--shard", "1of3"]);
     assert!(err.contains("--shard \"1of3\": expected I/N"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

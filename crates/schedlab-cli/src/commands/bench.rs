@@ -87,8 +87,12 @@ fn against(cases: &[String], other: &Path, pairs: usize) -> Result<String, Failu
         return Err("--pairs must be at least 1".into());
     }
     let this = std::env::current_exe().map_err(|e| format!("this binary: {e}"))?;
-    let dir = std::env::temp_dir().join(format!("schedlab-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Removed when it drops, on an error too.
+    let scratch = tempfile::Builder::new()
+        .prefix("schedlab-bench-")
+        .tempdir()
+        .map_err(|e| format!("a directory for the cases' files: {e}"))?;
+    let dir = scratch.path();
     let mut out = format!(
         "A = {}\nB = {}\n{pairs} pairs per case, A B A B ...; wall seconds per run (medians), A/B pair by pair\n\n\
          case                            A s       B s    A/B median  (min..max)   same results\n",
@@ -120,6 +124,5 @@ fn against(cases: &[String], other: &Path, pairs: usize) -> Result<String, Failu
             if same { "yes" } else { "no" }
         ));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(out)
 }

@@ -179,4 +179,31 @@ mod tests {
             assert_eq!(q.pop(), Some((u64::MAX - 10 + i as u64, *e)));
         }
     }
+
+    proptest::proptest! {
+        /// Whatever the pushes and pops interleaved, each pop is the
+        /// earliest event queued, the first pushed among equal times.
+        #[test]
+        fn pops_in_time_then_push_order(ops in proptest::collection::vec((0u64..50, proptest::bool::ANY), 0..400)) {
+            let mut q = EventQueue::default();
+            let mut model: Vec<(u64, usize)> = Vec::new();
+            for (i, (time, pop)) in ops.into_iter().enumerate() {
+                if pop {
+                    let want = model.iter().copied().min();
+                    if let Some(w) = want {
+                        model.retain(|&k| k != w);
+                    }
+                    let got = q.pop().map(|(t, e)| match e {
+                        Event::Timer { task, .. } => (t, task),
+                        other => panic!("pushed timers only, popped {other:?}"),
+                    });
+                    proptest::prop_assert_eq!(got, want);
+                } else {
+                    q.push(time, Event::Timer { task: i, gen: 0 });
+                    model.push((time, i));
+                }
+                proptest::prop_assert_eq!(q.len(), model.len());
+            }
+        }
+    }
 }
