@@ -41,7 +41,12 @@ struct Row {
     command: String,
     unit: String,
     real: Option<Real>,
+    /// The median of the simulated runs, one per seed.
     simulated: Option<f64>,
+    /// Every simulated run (seeds 1, 2, ...), as many as the real runs;
+    /// records from before this was kept have only the median.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    simulated_values: Vec<f64>,
     /// simulated / real median.
     ratio: Option<f64>,
 }
@@ -411,6 +416,9 @@ pub fn run(o: &Options) -> Result<String, String> {
         if c.pinned {
             variant["workload"] = serde_json::json!({"affinity": "0"});
         }
+        // As many seeds as real runs: on a small machine a run can tip one
+        // way or the other (hackbench's groups settle on a CPU each or stay
+        // mixed), so one seed is one sample, as one real run is.
         let exp: Experiment = serde_json::from_value(serde_json::json!({
             "version": 1,
             "name": c.name,
@@ -418,6 +426,8 @@ pub fn run(o: &Options) -> Result<String, String> {
             "policy": {"era": era.name()},
             "variants": [variant],
             "workload": c.bench,
+            "seed": 1,
+            "repeats": o.runs,
         }))
         .map_err(|e| format!("{}: {e}", c.name))?;
         exp.validate().map_err(|e| format!("{}: {e}", c.name))?;
@@ -433,19 +443,34 @@ pub fn run(o: &Options) -> Result<String, String> {
         .num_threads(o.jobs.unwrap_or(0))
         .build()
         .map_err(|e| format!("--jobs: {e}"))?;
-    let sims: Vec<Result<f64, String>> = pool.install(|| {
-        exps.par_iter()
-            .map(|exp| {
-                let r = experiment::run_all(exp, &mut |_, _| true).map_err(|e| e.to_string())?;
-                Ok(r.rows[0].values["sim"])
+    let points: Vec<(usize, experiment::Point)> = exps
+        .iter()
+        .enumerate()
+        .map(|(i, exp)| Ok(exp.points()?.into_iter().map(move |p| (i, p))))
+        .collect::<Result<Vec<_>, schedlab::error::Error>>()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .flatten()
+        .collect();
+    let outcomes: Vec<Result<(usize, f64), String>> = pool.install(|| {
+        points
+            .par_iter()
+            .map(|(i, p)| {
+                let out = experiment::run_point(p, &mut |_| true).map_err(|e| e.to_string())?;
+                Ok((*i, out.value))
             })
             .collect()
     });
+    let mut sims = vec![Vec::new(); exps.len()];
+    for o in outcomes {
+        let (i, v) = o?;
+        sims[i].push(v);
+    }
 
     // The real tools, one run at a time.
     let mut rows = Vec::new();
-    for (c, sim) in cases.iter().zip(sims) {
-        let sim = sim?;
+    for (c, simulated_values) in cases.iter().zip(sims) {
+        let sim = measure::median(&simulated_values);
         let command = format!(
             "{}{} {}",
             if c.pinned {
@@ -492,6 +517,7 @@ pub fn run(o: &Options) -> Result<String, String> {
             ratio: real.as_ref().map(|r| sim / r.median),
             real,
             simulated: Some(sim),
+            simulated_values,
         });
     }
     let directions = directions(&rows, o);
@@ -604,22 +630,34 @@ fn directions(rows: &[Row], o: &Options) -> Vec<Direction> {
 }
 
 fn text(r: &Report) -> String {
+    let seeds = if r.rows.iter().any(|row| !row.simulated_values.is_empty()) {
+        "; simulated: the same of as many seeds"
+    } else {
+        ""
+    };
     let mut out = format!(
-        "kernel {} -> era {}: {}\nmachine: {}\nreal: median ± half the interquartile range of {} runs\n\n",
+        "kernel {} -> era {}: {}\nmachine: {}\nreal: median ± half the interquartile range of {} runs{seeds}\n\n",
         r.kernel, r.era, r.era_note, r.machine, r.runs
     );
     out.push_str(&format!(
-        "{:<50} {:>9} {:>20} {:>12} {:>8}\n",
+        "{:<50} {:>9} {:>20} {:>20} {:>8}\n",
         "workload", "unit", "real", "simulated", "sim/real"
     ));
     for row in &r.rows {
         let real = row.real.as_ref().map_or("not run".to_string(), |x| {
             format!("{:.4} ± {:.4}", x.median, x.spread)
         });
-        let sim = row.simulated.map_or("-".into(), |v| format!("{v:.4}"));
+        let sim = match (row.simulated, row.simulated_values.len()) {
+            (None, _) => "-".into(),
+            (Some(v), 0) => format!("{v:.4}"),
+            (Some(v), _) => format!(
+                "{v:.4} ± {:.4}",
+                measure::summarise(&row.simulated_values).spread
+            ),
+        };
         let ratio = row.ratio.map_or("-".into(), |v| format!("{v:.2}"));
         out.push_str(&format!(
-            "{:<50} {:>9} {:>20} {:>12} {:>8}\n",
+            "{:<50} {:>9} {:>20} {:>20} {:>8}\n",
             row.workload, row.unit, real, sim, ratio
         ));
     }
@@ -682,6 +720,7 @@ mod tests {
                     values: vec![4.9, 5.0, 5.1],
                 }),
                 simulated: Some(4.0),
+                simulated_values: vec![3.9, 4.0, 4.2],
                 ratio: Some(0.8),
             }],
             directions: vec![],
@@ -698,7 +737,7 @@ mod tests {
         assert_eq!(back.text(), report.text());
         assert_eq!(back.machine_spec, Some(spec));
         assert!(
-            report.text().contains("4.0000     0.80"),
+            report.text().contains("4.0000 ± 0.0750     0.80"),
             "{}",
             report.text()
         );

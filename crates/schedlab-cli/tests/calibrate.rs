@@ -220,7 +220,7 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             "validate",
             file.to_str().unwrap(),
             "--runs",
-            "1",
+            "2",
             "--pipe-loops",
             "1000",
             "--loops",
@@ -235,4 +235,20 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["rows"].as_array().unwrap().len() >= 8, "{v}");
     assert!(v["era"].is_string());
+    // Each workload simulated with as many seeds as real runs, the median
+    // of them against the real median.
+    for row in v["rows"].as_array().unwrap() {
+        let sims: Vec<f64> = row["simulated_values"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{row}"))
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(sims.len(), 2, "{row}");
+        let median = (sims[0] + sims[1]) / 2.0;
+        assert!(
+            (row["simulated"].as_f64().unwrap() - median).abs() <= 1e-12 * median,
+            "{row}"
+        );
+    }
 }
