@@ -225,6 +225,13 @@ impl CostModel {
         self.costs.ipi_ns + self.costs.virt_ipi_extra_ns
     }
 
+    /// The waker's own time for sending a wakeup's IPI (`ipi_send_ns`):
+    /// it runs while the IPI is on its way, so it adds to the waker's
+    /// work, not to the wakee's latency.
+    pub fn ipi_send(&self) -> u64 {
+        self.costs.ipi_send_ns
+    }
+
     /// Whether idle state `cstate` is left by a write to the idle task's
     /// flags word (MWAIT) rather than by an IPI.
     pub fn idle_polls(&self, cstate: usize) -> bool {

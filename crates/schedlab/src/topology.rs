@@ -100,6 +100,10 @@ pub struct CState {
     pub polls: bool,
 }
 
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
 fn polls_by_default() -> bool {
     true
 }
@@ -145,6 +149,13 @@ pub struct HwCosts {
     pub ipi_ns: u64,
     /// Extra IPI cost in a guest (VM exit and injection); 0 on bare metal.
     pub virt_ipi_extra_ns: u64,
+    /// The waker's own time for a wakeup that sends an IPI to another
+    /// CPU, beyond a local wakeup's `wakeup_ns`: the remote queue's lines
+    /// and the IPI's send. On bare metal an APIC write (not measured for
+    /// the presets: 0); in a guest without IPI virtualization a VM exit
+    /// the sending vCPU waits out. `schedlab calibrate` measures it.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub ipi_send_ns: u64,
     /// Idle states, shallowest first.
     pub cstates: Vec<CState>,
     /// Cache-miss latency by where the line comes from: [SMT sibling, same LLC, other LLC, other node].
@@ -213,6 +224,7 @@ impl Default for HwCosts {
             scan_ns_per_cpu: 20,
             ipi_ns: 1200,
             virt_ipi_extra_ns: 0,
+            ipi_send_ns: 0,
             cstates: haswell_cstates(),
             miss_ns: [5, 15, 85, 140],
             mlp: 8,
@@ -653,6 +665,15 @@ fn validate_costs(c: &HwCosts) -> Result<()> {
         return Err(Error::invalid(
             Concern::Machine,
             "costs.mlp must be at least 1",
+        ));
+    }
+    if c.ipi_send_ns > 1_000_000 {
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "costs.ipi_send_ns is {}; it must be at most 1000000 (1 ms)",
+                c.ipi_send_ns
+            ),
         ));
     }
     if c.pause_cycles > 10_000 {

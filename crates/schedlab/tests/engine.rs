@@ -162,6 +162,50 @@ fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     );
 }
 
+/// The waker's time for sending a wakeup's IPI (`ipi_send_ns`; a VM exit
+/// in a guest without IPI virtualization): each IPI adds it to the
+/// waker's kernel time, and it runs while the IPI is on its way, so the
+/// round trip does not grow. Where no IPI is sent (the partner's CPU
+/// polls in MWAIT, or both tasks share a CPU) it costs nothing.
+#[test]
+fn sending_an_ipi_costs_the_waker_its_time_not_the_wakee_its_latency() {
+    // Less than the partner's answer takes (the IPI's 1.2 us, an idle
+    // exit, a switch): the waker is blocked again before the reply.
+    let send = 500;
+    let with_send = |mut c: HwCosts| {
+        c.ipi_send_ns = send;
+        c
+    };
+    let kernel_ns = |out: &RunOutput| out.cpu_time.iter().map(|t| t.overhead_ns).sum::<u64>();
+    let ping_pong_on = |costs: &HwCosts, cpus| {
+        let topo = machine(1, 1, 2, 1, costs.clone());
+        run(&topo, Era::V6_5, &ping_pong(300, cpus), 1, None)
+    };
+    // Binds: HLT idle, every remote wakeup an IPI.
+    let hlt = interrupt_woken_cstates();
+    let (free, paid) = (
+        ping_pong_on(&hlt, ("0", "1")),
+        ping_pong_on(&with_send(hlt.clone()), ("0", "1")),
+    );
+    let ipis = paid.counters["ipi.sent"];
+    assert!(ipis >= 2 * 299, "{:?}", paid.counters);
+    assert_eq!(ipis, free.counters["ipi.sent"]);
+    assert_eq!(kernel_ns(&paid) - kernel_ns(&free), ipis * send);
+    assert_eq!(steady_loop_times(&paid), steady_loop_times(&free));
+    // Does not bind: an idle CPU in MWAIT is woken by a write, no IPI; and
+    // two tasks on one CPU wake each other locally.
+    let mwait = HwCosts::default();
+    for cpus in [("0", "1"), ("0", "0")] {
+        let (free, paid) = (
+            ping_pong_on(&mwait, cpus),
+            ping_pong_on(&with_send(mwait.clone()), cpus),
+        );
+        assert_eq!(paid.counters.get("ipi.sent"), None, "{cpus:?}");
+        assert_eq!(kernel_ns(&paid), kernel_ns(&free), "{cpus:?}");
+        assert_eq!(paid.end_ns, free.end_ns, "{cpus:?}");
+    }
+}
+
 /// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a task woken after a
 /// long sleep keeps half a latency period of sleeper credit (place_entity),
 /// more than the wakeup granularity, so it preempts whatever runs where it

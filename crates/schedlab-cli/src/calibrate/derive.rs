@@ -4,8 +4,7 @@
 //! A pure function of what was measured, so each formula is tested on
 //! numbers of its own (`tests`).
 
-use super::{ns, round2, Run, CLASS, CLASS_KEY};
-use schedlab::calibration::Probe;
+use super::{ns, Run, CLASS, CLASS_KEY};
 use schedlab::topology::HwCosts;
 use std::collections::BTreeMap;
 
@@ -14,8 +13,6 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default)]
 pub(super) struct Measured {
     pub medians: BTreeMap<String, f64>,
-    /// The CPU the probes ran from.
-    pub a: u32,
     /// Each distance class: whether this machine has a pair of CPUs in it.
     pub partner: [bool; 4],
     /// The nearest class with a pair that are not SMT siblings, where the
@@ -48,7 +45,6 @@ impl Measured {
 /// with the reason.
 pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
     let d = HwCosts::default();
-    let a = m.a;
     let near = m.near;
     let guest = m.guest;
     let pipe_pair = m.get("pipe_op_pair");
@@ -170,17 +166,23 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
             d.wakeup_ns as f64
         }
     };
-    if let (Some(bw), Some(lw), Some(c)) = (busy_write, local_write, near) {
-        // Not a cost of the model: the waker is not charged for sending the IPI.
-        run.probes.push(Probe {
-            name: format!("remote_wakeup_extra_{}", CLASS_KEY[c]),
-            what: "oneway_busy write() - pipe_write_wakes_local: the waker's extra time for a wakeup on another CPU (sending the IPI); the model does not charge it".into(),
-            cpus: vec![a],
-            unit: "ns".into(),
-            median: round2(bw - lw),
-            spread: 0.0,
-            batches: 1,
-        });
+    // The waker's own time for a wakeup with an IPI: its write() waking a
+    // reader on another CPU against one waking a reader on its own.
+    match (busy_write, local_write, near) {
+        (Some(bw), Some(lw), Some(c)) => {
+            let mut how = format!(
+                "oneway_busy_{}_write - pipe_write_wakes_local (the remote queue's lines and the IPI's send)",
+                CLASS_KEY[c]
+            );
+            let v = ns(bw - lw, &mut how);
+            run.cost("ipi_send_ns", v as f64, "measured", how);
+            costs.ipi_send_ns = v;
+        }
+        _ => run.default_cost(
+            "ipi_send_ns",
+            d.ipi_send_ns,
+            "needs two CPUs (not measured)",
+        ),
     }
     // A round trip on one CPU without wakeup preemption: per side a write,
     // a wakeup, a read that blocks, one switch.
@@ -402,13 +404,13 @@ mod tests {
             ("line_bounce_llc", 100.0),
             ("refill_llc", 25.0), // mlp 4
             ("read_after_write_same_cpu", 300.0),
-            ("read_after_write_llc", 375.0), // transfer 50
-            ("oneway_busy_llc", 3125.0),     // ipi 1000
-            ("copy_bw_node0", 5.0),          // mem_bw 10,000 MB/s
+            ("read_after_write_llc", 375.0),   // transfer 50
+            ("oneway_busy_llc", 3125.0),       // ipi 1000
+            ("oneway_busy_llc_write", 3900.0), // ipi send 2500 (over the local 1400)
+            ("copy_bw_node0", 5.0),            // mem_bw 10,000 MB/s
         ];
         let m = Measured {
             medians: medians.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
-            a: 0,
             partner: [false, true, false, false],
             near: Some(1),
             guest: false,
@@ -431,6 +433,7 @@ mod tests {
         assert_eq!(c.mlp, 4);
         assert_eq!(c.transfer_ns[1], 50);
         assert_eq!(c.ipi_ns, 1000);
+        assert_eq!(c.ipi_send_ns, 2500);
         assert_eq!(c.mem_bw_mb_s, 10_000);
         assert_eq!(c.clock_mhz, 2600);
         // What was not measured keeps the default, and says why.
@@ -444,6 +447,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{cost} is recorded"))
         };
         assert_eq!(source("ipi_ns"), "measured");
+        assert_eq!(source("ipi_send_ns"), "measured");
         assert_eq!(source("miss_ns[0]"), "default");
         assert_eq!(source("llc_kib"), "default");
         assert_eq!(source("clock_mhz"), "read");
@@ -464,9 +468,12 @@ mod tests {
             (c.ipi_ns, c.mlp, c.transfer_ns),
             (d.ipi_ns, d.mlp, d.transfer_ns)
         );
-        assert!(r
-            .costs
-            .iter()
-            .any(|x| x.cost == "ipi_ns" && x.source == "default"));
+        for cost in ["ipi_ns", "ipi_send_ns"] {
+            assert!(r
+                .costs
+                .iter()
+                .any(|x| x.cost == cost && x.source == "default"));
+        }
+        assert_eq!(c.ipi_send_ns, d.ipi_send_ns);
     }
 }

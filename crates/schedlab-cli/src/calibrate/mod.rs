@@ -273,7 +273,6 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
             .iter()
             .map(|p| (p.name.clone(), p.median))
             .collect(),
-        a,
         partner: partner.map(|p| p.is_some()),
         near,
         guest: sysfs::is_guest(),

@@ -181,8 +181,9 @@ pub struct Sim {
     rt_period_armed: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
-    /// Scan time of the wakeups of the current waker, charged to it.
-    wakeup_scan_ns: u64,
+    /// The current waker's work beyond each wakeup's `wakeup_ns`: the CPUs
+    /// its placements scanned and the IPIs it sent; charged to it.
+    waker_extra_ns: u64,
     /// The scheduler's own state (balancing timers, idle-core hints).
     pub(crate) sched: SchedState,
     /// The CPUs `cpu_idle` holds for, kept up to date as they change so a
@@ -259,7 +260,7 @@ impl Sim {
             check_invariants: cfg.check_invariants,
             rt_period_armed: false,
             seg_touched: Vec::new(),
-            wakeup_scan_ns: 0,
+            waker_extra_ns: 0,
             sched,
             idle_cpus: CpuSet::first_n(n),
         };

@@ -25,7 +25,7 @@ impl Sim {
         then: Pending,
     ) {
         let mut woken = 0;
-        self.wakeup_scan_ns = 0;
+        self.waker_extra_ns = 0;
         for w in waiters {
             if self.try_to_wake_up(w, Some(cpu), sync) {
                 woken += 1;
@@ -36,7 +36,7 @@ impl Sim {
         }
         if woken > 0 {
             self.counters.add(Counter::FutexWoken, woken);
-            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.waker_extra_ns);
             self.start_segment(cpu, SegKind::Kernel, cost, then);
         } else {
             self.apply_pending(cpu, task, then);
@@ -90,7 +90,7 @@ impl Sim {
         waiters: impl IntoIterator<Item = (usize, bool)>,
     ) {
         let mut woken = 0;
-        self.wakeup_scan_ns = 0;
+        self.waker_extra_ns = 0;
         for (w, sync) in waiters {
             if self.try_to_wake_up(w, Some(cpu), sync) {
                 woken += 1;
@@ -100,8 +100,9 @@ impl Sim {
             self.counters.count(Counter::WakeupOneToMany);
         }
         if woken > 0 {
-            // Each wakeup's work, plus the CPUs its placement scanned.
-            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.wakeup_scan_ns);
+            // Each wakeup's work, plus the CPUs its placement scanned and
+            // the IPIs it sent.
+            let cost = woken * self.cost.wakeup() + std::mem::take(&mut self.waker_extra_ns);
             self.start_segment(cpu, SegKind::Kernel, cost, Pending::None);
         } else {
             self.continue_or_preempt(cpu);
@@ -240,7 +241,7 @@ impl Sim {
             self.sched_select_task_rq(task, prev, this, sync, WakeKind::Wakeup)
         };
         let (target, reason) = (placed.cpu, placed.reason);
-        self.wakeup_scan_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
+        self.waker_extra_ns += placed.scanned as u64 * self.cost.costs().scan_ns_per_cpu;
         self.count_placement(&placed, prev);
         self.trace_event(TraceEvent::Wakeup {
             t: self.now,
@@ -271,7 +272,7 @@ impl Sim {
                 self.counters.count(Counter::WakeIdleWithoutIpi);
                 self.cost.polling_wake(&self.topo, this, target)
             } else {
-                self.counters.count(Counter::IpiSent);
+                self.ipi_sent();
                 self.cost.ipi_latency()
             };
             self.tasks[task].state = TaskState::Waking(target);
@@ -286,6 +287,13 @@ impl Sim {
             self.rt_woken(target, task, preempted);
         }
         true
+    }
+
+    /// An IPI goes out: counted, and its sending charged to the waker
+    /// (when a waker's wakeups are being charged: wake_then, wake_each).
+    fn ipi_sent(&mut self) {
+        self.counters.count(Counter::IpiSent);
+        self.waker_extra_ns += self.cost.ipi_send();
     }
 
     /// ttwu_runnable: a delayed task (EEVDF) is still on its queue, so it
@@ -487,7 +495,7 @@ impl Sim {
             }
             CpuState::Idle => {
                 if remote && !self.cpus[cpu].kick_pending {
-                    self.counters.count(Counter::IpiSent);
+                    self.ipi_sent();
                 }
                 self.kick(cpu, self.now + ipi);
             }
@@ -497,7 +505,7 @@ impl Sim {
                 if self.check_preempt_wakeup(cpu, task, sync) {
                     preempted = true;
                     if remote {
-                        self.counters.count(Counter::IpiSent);
+                        self.ipi_sent();
                         self.queue.push(self.now + ipi, Event::Resched { cpu });
                     } else {
                         self.resched_local(cpu);
