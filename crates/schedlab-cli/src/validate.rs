@@ -629,6 +629,10 @@ fn directions(rows: &[Row], o: &Options) -> Vec<Direction> {
     out
 }
 
+/// A simulated figure within a third of the real one: at least 3/4 of it
+/// and at most 4/3.
+const WITHIN_A_THIRD: (f64, f64) = (0.75, 1.33);
+
 fn text(r: &Report) -> String {
     let seeds = if r.rows.iter().any(|row| !row.simulated_values.is_empty()) {
         "; simulated: the same of as many seeds"
@@ -661,6 +665,15 @@ fn text(r: &Report) -> String {
             row.workload, row.unit, real, sim, ratio
         ));
     }
+    let ratios: Vec<f64> = r.rows.iter().filter_map(|row| row.ratio).collect();
+    if !ratios.is_empty() {
+        let (lo, hi) = WITHIN_A_THIRD;
+        let within = ratios.iter().filter(|&&x| (lo..=hi).contains(&x)).count();
+        out.push_str(&format!(
+            "{within} of {} rows within a third of real (sim/real {lo}..{hi})\n",
+            ratios.len()
+        ));
+    }
     if !r.directions.is_empty() {
         out.push_str(&format!(
             "\n{:<50} {:>10} {:>10}  {}\n",
@@ -672,6 +685,20 @@ fn text(r: &Report) -> String {
                 d.comparison, d.real_change_pct, d.simulated_change_pct, d.agree
             ));
         }
+        let count = |a: &str| {
+            r.directions
+                .iter()
+                .filter(|d| d.agree.starts_with(a))
+                .count()
+        };
+        out.push_str(&format!(
+            "{} of {} changes go the real way, {} the other, {} within the real runs' noise, {} not separated\n",
+            count("yes"),
+            r.directions.len(),
+            count("NO"),
+            count("noise"),
+            count("flat")
+        ));
     }
     for s in &r.skipped {
         out.push_str(&format!(
@@ -710,20 +737,43 @@ mod tests {
             era_note: "newest".into(),
             machine: "8 CPUs".into(),
             runs: 3,
-            rows: vec![Row {
-                workload: "perf bench sched pipe, free".into(),
-                command: "perf bench sched pipe -l 10".into(),
-                unit: "usecs/op".into(),
-                real: Some(Real {
-                    median: 5.0,
-                    spread: 0.1,
-                    values: vec![4.9, 5.0, 5.1],
-                }),
-                simulated: Some(4.0),
-                simulated_values: vec![3.9, 4.0, 4.2],
-                ratio: Some(0.8),
-            }],
-            directions: vec![],
+            rows: vec![
+                Row {
+                    workload: "perf bench sched pipe, free".into(),
+                    command: "perf bench sched pipe -l 10".into(),
+                    unit: "usecs/op".into(),
+                    real: Some(Real {
+                        median: 5.0,
+                        spread: 0.1,
+                        values: vec![4.9, 5.0, 5.1],
+                    }),
+                    simulated: Some(4.0),
+                    simulated_values: vec![3.9, 4.0, 4.2],
+                    ratio: Some(0.8),
+                },
+                Row {
+                    workload: "hackbench -g 1, sockets, processes".into(),
+                    command: "hackbench -g 1 -l 10".into(),
+                    unit: "s".into(),
+                    real: Some(Real {
+                        median: 0.02,
+                        spread: 0.001,
+                        values: vec![0.02; 3],
+                    }),
+                    simulated: Some(0.01),
+                    simulated_values: vec![0.01; 3],
+                    ratio: Some(0.5),
+                },
+            ],
+            directions: ["yes", "NO", "noise", "yes"]
+                .iter()
+                .map(|a| Direction {
+                    comparison: "B against A".into(),
+                    real_change_pct: 10.0,
+                    simulated_change_pct: 5.0,
+                    agree: a.to_string(),
+                })
+                .collect(),
             skipped: vec![Skip {
                 tool: "hackbench".into(),
                 package: "rt-tests".into(),
@@ -736,10 +786,15 @@ mod tests {
         let back = Report::from_json(&json).unwrap();
         assert_eq!(back.text(), report.text());
         assert_eq!(back.machine_spec, Some(spec));
+        let text = report.text();
+        assert!(text.contains("4.0000 ± 0.0750     0.80"), "{text}");
         assert!(
-            report.text().contains("4.0000 ± 0.0750     0.80"),
-            "{}",
-            report.text()
+            text.contains("1 of 2 rows within a third of real (sim/real 0.75..1.33)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("2 of 4 changes go the real way, 1 the other, 1 within the real runs' noise, 0 not separated"),
+            "{text}"
         );
         assert!(Report::from_json("{}")
             .unwrap_err()
