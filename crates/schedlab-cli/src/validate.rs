@@ -19,6 +19,7 @@ pub struct Options {
     pub runs: usize,
     pub pipe_loops: u64,
     pub loops: u64,
+    pub tbench_secs: u64,
     pub groups: Vec<u64>,
     pub era: Option<String>,
     pub quick: bool,
@@ -114,6 +115,9 @@ struct Case {
 
 const PERF: (&str, &str) = ("perf", "linux-perf");
 const HACKBENCH: (&str, &str) = ("hackbench", "rt-tests");
+/// tbench (dbench's), against its server tbench_srv on loopback, which
+/// validate starts beside each run.
+const TBENCH: (&str, &str) = ("tbench", "dbench");
 
 /// (major, minor, patch) of a release string such as "6.18.44-fc-v857".
 fn version(release: &str) -> Option<(u32, u32, u32)> {
@@ -250,6 +254,23 @@ fn cases(o: &Options) -> Vec<Case> {
             bench: serde_json::json!({"kind": "hackbench", "groups": mid, "loops": o.loops, "pipe": pipe, "threads": threads}),
         });
     }
+    // tbench: one client and its server on one CPU, then free, then two
+    // clients (their servers forked by tbench_srv's listener).
+    let secs = o.tbench_secs.to_string();
+    for (clients, pinned) in [(1, true), (1, false), (2, false)] {
+        out.push(Case {
+            name: format!(
+                "tbench {clients} client{}, {}",
+                if clients == 1 { "" } else { "s" },
+                if pinned { "pinned to one CPU" } else { "free" }
+            ),
+            tool: "tbench",
+            args: s(&["-t", &secs, &clients.to_string(), "127.0.0.1"]),
+            pinned,
+            unit: "MB/sec",
+            bench: serde_json::json!({"kind": "tbench", "clients": clients, "duration_ms": 300, "warmup_ms": 50}),
+        });
+    }
     out
 }
 
@@ -280,7 +301,8 @@ fn hack(g: u64, loops: u64, pipe: bool, threads: bool) -> Case {
     }
 }
 
-/// The number a tool prints: usecs/op for perf's pipe, seconds otherwise.
+/// The number a tool prints: usecs/op for perf's pipe, MB/sec for tbench,
+/// seconds otherwise.
 fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
     let num = |s: &str| s.split_whitespace().find_map(|w| w.parse::<f64>().ok());
     if tool == "perf" && args.get(2).map(String::as_str) == Some("pipe") {
@@ -289,6 +311,11 @@ fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
         out.lines()
             .find(|l| l.contains("Total time:"))
             .and_then(|l| num(l.split_once(':')?.1))
+    } else if tool == "tbench" {
+        out.lines()
+            .rev()
+            .find_map(|l| l.trim_start().strip_prefix("Throughput"))
+            .and_then(num)
     } else {
         out.lines()
             .find(|l| l.starts_with("Time:"))
@@ -297,22 +324,14 @@ fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
 }
 
 fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String> {
+    let _server = if tool == "tbench" {
+        Some(TbenchServer::start(pin)?)
+    } else {
+        None
+    };
     let mut cmd = Command::new(tool);
     cmd.args(args);
-    if let Some(cpu) = pin {
-        // SAFETY: between fork and exec only sched_setaffinity runs, on a
-        // stack-allocated set: no allocation, no locks.
-        unsafe {
-            cmd.pre_exec(move || {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(cpu as usize, &mut set);
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    }
+    pin_command(&mut cmd, pin);
     let out = cmd.output().map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
@@ -332,19 +351,56 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String
         .ok_or_else(|| format!("{tool} {}: no result in its output", args.join(" ")))
 }
 
+/// Runs `cmd` on CPU `pin` only, when given.
+fn pin_command(cmd: &mut Command, pin: Option<u32>) {
+    if let Some(cpu) = pin {
+        // SAFETY: between fork and exec only sched_setaffinity runs, on a
+        // stack-allocated set: no allocation, no locks.
+        unsafe {
+            cmd.pre_exec(move || {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu as usize, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// tbench_srv, listening on loopback while a tbench run lasts; ended when
+/// dropped.
+struct TbenchServer(std::process::Child);
+
+impl TbenchServer {
+    fn start(pin: Option<u32>) -> Result<TbenchServer, String> {
+        let mut cmd = Command::new("tbench_srv");
+        cmd.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        pin_command(&mut cmd, pin);
+        let child = cmd.spawn().map_err(|e| format!("tbench_srv: {e}"))?;
+        // Time to bind and listen before the clients connect.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Ok(TbenchServer(child))
+    }
+}
+
+impl Drop for TbenchServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Whether a tool runs here; the reason if not.
 fn check_tool(tool: &str) -> Result<(), String> {
-    let args: Vec<String> = if tool == "perf" {
-        ["bench", "sched", "pipe", "-l", "10"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        ["-g", "1", "-l", "1"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+    let args: &[&str] = match tool {
+        "perf" => &["bench", "sched", "pipe", "-l", "10"],
+        "tbench" => &["-t", "1", "1", "127.0.0.1"],
+        _ => &["-g", "1", "-l", "1"],
     };
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     match run_tool(tool, &args, None) {
         Ok(_) => Ok(()),
         Err(e) if e.contains("No such file") || e.contains("not found") => {
@@ -394,7 +450,7 @@ pub fn run(o: &Options) -> Result<String, String> {
         .unwrap_or(0);
     let mut skipped = Vec::new();
     let mut usable = Vec::new();
-    for (tool, package) in [PERF, HACKBENCH] {
+    for (tool, package) in [PERF, HACKBENCH, TBENCH] {
         match check_tool(tool) {
             Ok(()) => usable.push(tool),
             Err(why) => {
@@ -471,16 +527,17 @@ pub fn run(o: &Options) -> Result<String, String> {
     let mut rows = Vec::new();
     for (c, simulated_values) in cases.iter().zip(sims) {
         let sim = measure::median(&simulated_values);
-        let command = format!(
-            "{}{} {}",
-            if c.pinned {
-                format!("taskset -c {pin_cpu} ")
-            } else {
-                String::new()
-            },
-            c.tool,
-            c.args.join(" ")
-        );
+        let taskset = if c.pinned {
+            format!("taskset -c {pin_cpu} ")
+        } else {
+            String::new()
+        };
+        let server = if c.tool == "tbench" {
+            format!("{taskset}tbench_srv & ")
+        } else {
+            String::new()
+        };
+        let command = format!("{server}{taskset}{} {}", c.tool, c.args.join(" "));
         let real = if usable.contains(&c.tool) {
             let mut err = std::io::stderr();
             let _ = write!(err, "validate: {command} x{} ", o.runs);
@@ -585,6 +642,16 @@ fn pairs(o: &Options) -> Vec<(String, String, String)> {
         format!("hackbench -g {lo}: free against pinned"),
         format!("hackbench -g {lo}, sockets, pinned to one CPU"),
         format!("hackbench -g {lo}, sockets, processes"),
+    ));
+    v.push((
+        "tbench 1 client: free against pinned".to_string(),
+        "tbench 1 client, pinned to one CPU".to_string(),
+        "tbench 1 client, free".to_string(),
+    ));
+    v.push((
+        "tbench: 2 clients against 1".to_string(),
+        "tbench 1 client, free".to_string(),
+        "tbench 2 clients, free".to_string(),
     ));
     if hi != lo {
         v.push((
@@ -816,5 +883,11 @@ mod tests {
         );
         let hb = "Running in process mode with 2 groups using 40 file descriptors each (== 80 tasks)\nEach sender will pass 100 messages of 100 bytes\nTime: 0.114\n";
         assert_eq!(parse("hackbench", &a(&["-g", "2"]), hb), Some(0.114));
+        let tb = "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004\n\nRunning for 5 seconds with load '/usr/share/dbench/client.txt' and minimum warmup 1 secs\n   1     13403   955.71 MB/sec  execute   1 sec  latency 0.127 ms\n\nThroughput 955.708 MB/sec  1 clients  1 procs  max_latency=0.127 ms\n";
+        assert_eq!(
+            parse("tbench", &a(&["-t", "5", "1", "127.0.0.1"]), tb),
+            Some(955.708)
+        );
+        assert_eq!(parse("tbench", &a(&["-t", "5"]), "no server\n"), None);
     }
 }

@@ -184,6 +184,8 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             "5",
             "--groups",
             "1",
+            "--tbench-secs",
+            "1",
         ])
         .output()
         .unwrap();
@@ -199,6 +201,10 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         text.contains("hackbench -g 1, sockets, pinned to one CPU"),
         "{text}"
     );
+    assert!(
+        text.contains("tbench 1 client, pinned to one CPU"),
+        "{text}"
+    );
     // The A/B rows compare real with simulated: only for a tool that ran.
     if !text.contains("skipped hackbench:") {
         assert!(
@@ -206,7 +212,17 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             "{text}"
         );
     }
-    for (tool, package) in [("perf", "linux-perf"), ("hackbench", "rt-tests")] {
+    if !text.contains("skipped tbench:") {
+        assert!(
+            text.contains("tbench 1 client: free against pinned"),
+            "{text}"
+        );
+    }
+    for (tool, package) in [
+        ("perf", "linux-perf"),
+        ("hackbench", "rt-tests"),
+        ("tbench", "dbench"),
+    ] {
         if text.contains(&format!("skipped {tool}:")) {
             println!(
                 "validate test: {tool} does not run here, so its real column is empty \
@@ -227,6 +243,8 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
             "2",
             "--groups",
             "1",
+            "--tbench-secs",
+            "1",
             "--format",
             "json",
         ])
@@ -235,6 +253,16 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["rows"].as_array().unwrap().len() >= 8, "{v}");
     assert!(v["era"].is_string());
+    // tbench runs beside its server, pinned with it for the pinned row.
+    let pinned_tbench = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == "tbench 1 client, pinned to one CPU")
+        .unwrap_or_else(|| panic!("{v}"));
+    let command = pinned_tbench["command"].as_str().unwrap();
+    assert!(command.starts_with("taskset -c "), "{command}");
+    assert!(command.contains(" tbench_srv & taskset -c "), "{command}");
     // Each workload simulated with as many seeds as real runs, the median
     // of them against the real median.
     for row in v["rows"].as_array().unwrap() {

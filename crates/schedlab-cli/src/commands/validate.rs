@@ -18,6 +18,10 @@ pub struct Args {
     /// Messages per sender and receiver of hackbench and messaging (-l).
     #[arg(long, default_value_t = 100)]
     loops: u64,
+    /// Seconds of each real tbench run (-t); the simulation runs 300 ms
+    /// after 50 ms of warm-up.
+    #[arg(long, default_value_t = 5)]
+    tbench_secs: u64,
     /// Group counts of hackbench (-g); the middle one also for the
     /// pipes, threads and messaging runs.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
@@ -51,6 +55,7 @@ pub fn command(args: Args) -> Result<String, Failure> {
         runs: args.runs,
         pipe_loops: args.pipe_loops,
         loops: args.loops,
+        tbench_secs: args.tbench_secs,
         groups: args.groups,
         era: args.era,
         quick: args.quick,
