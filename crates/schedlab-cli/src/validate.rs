@@ -518,8 +518,8 @@ pub fn run(o: &Options) -> Result<String, String> {
             .collect()
     });
     let mut sims = vec![Vec::new(); exps.len()];
-    for o in outcomes {
-        let (i, v) = o?;
+    for outcome in outcomes {
+        let (i, v) = outcome?;
         sims[i].push(v);
     }
 
