@@ -702,7 +702,7 @@ const WITHIN_A_THIRD: (f64, f64) = (0.75, 1.33);
 
 fn text(r: &Report) -> String {
     let seeds = if r.rows.iter().any(|row| !row.simulated_values.is_empty()) {
-        "; simulated: the same of as many seeds"
+        "; simulated: the same over as many seeds"
     } else {
         ""
     };
