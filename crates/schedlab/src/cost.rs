@@ -43,6 +43,24 @@ pub const UNIX_SKB_RX_LINES: u64 = 8;
 /// tests. Measured the same way: 0.08-0.17 us over a pipe's write (model
 /// 0.13).
 pub const UNIX_SKB_TX_LINES: u64 = 2;
+
+/// The memory an AF_UNIX stream message of `msg` bytes holds while queued
+/// (its skb's truesize, x86-64, 2.6.27 to 6.12): the payload rounded up to
+/// the 64-byte cache line, plus the skb_shared_info (320 bytes), rounded
+/// up to the kmalloc size class (powers of two, and 96 and 192; whole
+/// pages past 32 KiB), plus the sk_buff itself (232 bytes, 256 aligned).
+/// 768 bytes for a 100-byte message.
+pub fn unix_skb_truesize(msg: u64) -> u64 {
+    let linear = msg.div_ceil(64) * 64 + 320;
+    let slab = match linear {
+        0..=96 => 96,
+        97..=128 => 128,
+        129..=192 => 192,
+        193..=32_768 => linear.next_power_of_two(),
+        _ => linear.div_ceil(4096) * 4096,
+    };
+    slab + 256
+}
 /// Cache lines a loopback TCP message's reader pulls from the writer's CPU
 /// beyond the socket's shared state and the data (x86-64, 4.15 and 6.12):
 /// TCP sends a fast clone of the skb it keeps for retransmission, so the
@@ -191,6 +209,33 @@ impl CostModel {
     /// the machine's clock: `pause_cycles` each.
     pub fn pauses(&self, pauses: u64) -> u64 {
         pauses * self.costs.pause_cycles * 1000 / self.costs.clock_mhz.max(1) as u64
+    }
+
+    /// An AF_UNIX message's extra time, read on the core that wrote it,
+    /// when that core's queued skbs add up to `queued_bytes` of truesize:
+    /// `unix_backlog` read linearly between its points (from 0 at 0 KiB),
+    /// flat past the last; 0 when the machine has none.
+    pub fn unix_backlog(&self, queued_bytes: u64) -> u64 {
+        let points = &self.costs.unix_backlog;
+        let Some(last) = points.last() else {
+            return 0;
+        };
+        // In KiB x 1024 (bytes), so the line between points is exact enough.
+        let (mut x0, mut y0) = (0u64, 0u64);
+        for p in points {
+            let x1 = p.kib * 1024;
+            if queued_bytes <= x1 {
+                let span = x1 - x0;
+                if span == 0 {
+                    return p.ns;
+                }
+                let along = queued_bytes - x0;
+                let y = y0 as i128 + (p.ns as i128 - y0 as i128) * along as i128 / span as i128;
+                return y.max(0) as u64;
+            }
+            (x0, y0) = (x1, p.ns);
+        }
+        last.ns
     }
 
     /// The waker's part of try_to_wake_up.
@@ -457,6 +502,35 @@ mod tests {
     /// unix_stream_sendmsg allocates and queues, unix_stream_read_generic
     /// dequeues and frees: each side pays its half of `unix_msg_ns`, and
     /// the two halves are the whole. Pipes pay neither.
+    /// `unix_backlog` is read linearly between its points, from 0 at 0
+    /// KiB, and flat past the last; a machine without points charges 0.
+    #[test]
+    fn the_unix_backlog_curve_is_read_between_its_points() {
+        let none = CostModel::new(&HwCosts::default());
+        assert_eq!(none.unix_backlog(1 << 30), 0);
+        let m = CostModel::new(&HwCosts {
+            unix_backlog: vec![
+                crate::topology::BacklogCost { kib: 1024, ns: 100 },
+                crate::topology::BacklogCost { kib: 2048, ns: 300 },
+            ],
+            ..HwCosts::default()
+        });
+        let at = |kib: u64| m.unix_backlog(kib * 1024);
+        assert_eq!(
+            [at(0), at(512), at(1024), at(1536), at(2048), at(1 << 20)],
+            [0, 50, 100, 200, 300, 300]
+        );
+    }
+
+    /// skb truesize on x86-64: payload to the line, shared info, the
+    /// kmalloc class, and the sk_buff.
+    #[test]
+    fn a_unix_skb_holds_its_slab_object_and_its_sk_buff() {
+        assert_eq!(unix_skb_truesize(100), 512 + 256);
+        assert_eq!(unix_skb_truesize(1), 512 + 256);
+        assert_eq!(unix_skb_truesize(200), 1024 + 256);
+    }
+
     #[test]
     fn a_unix_message_is_paid_half_by_its_sender_and_half_by_its_reader() {
         use crate::workload::program::ChannelKind;

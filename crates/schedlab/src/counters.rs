@@ -316,11 +316,14 @@ pub enum Counter {
     /// An RT queue ran out of its bandwidth (sched_rt_runtime) and was
     /// throttled until the period's end.
     RtThrottled,
+    /// Time AF_UNIX reads spent on skbs their core's backlog had pushed
+    /// out of its caches (`cost::unix_backlog`), ns.
+    UnixBacklogNs,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 36] = [
+    pub const FIXED: [Counter; 37] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -357,6 +360,7 @@ impl Counter {
         Counter::LogCovered,
         Counter::Yields,
         Counter::RtThrottled,
+        Counter::UnixBacklogNs,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -437,6 +441,7 @@ impl Counter {
             Counter::LogCovered => 33,
             Counter::Yields => 34,
             Counter::RtThrottled => 35,
+            Counter::UnixBacklogNs => 36,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -536,6 +541,7 @@ impl fmt::Display for Counter {
             Counter::LogCovered => f.write_str("log.covered"),
             Counter::Yields => f.write_str("sched.yield"),
             Counter::RtThrottled => f.write_str("rt.throttled"),
+            Counter::UnixBacklogNs => f.write_str("unix.backlog_ns"),
         }
     }
 }

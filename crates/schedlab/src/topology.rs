@@ -178,6 +178,27 @@ pub struct HwCosts {
     /// 10 before Skylake, about 140 from Skylake on (Intel's optimization
     /// manual). Spinning mutexes (`spin_lock`) delay in PAUSEs.
     pub pause_cycles: u64,
+    /// An AF_UNIX message read on the core that wrote it, by how much it
+    /// had queued behind it: the extra time of its write and read when the
+    /// skbs written on that core and not yet read add up to `kib` (their
+    /// truesize), over the same with one message in flight. Points by
+    /// growing `kib`, linear between them, from 0 at 0 KiB, flat past the
+    /// last. Deep socket queues outgrow the core's private caches, and
+    /// each skb is then read from further away. `schedlab calibrate`
+    /// measures it; empty (nothing charged) on the presets, whose boxes
+    /// were not measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unix_backlog: Vec<BacklogCost>,
+}
+
+/// One point of [`HwCosts::unix_backlog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BacklogCost {
+    /// Queued skbs written on the core, KiB of truesize.
+    pub kib: u64,
+    /// A message's extra write and read time at that backlog.
+    pub ns: u64,
 }
 
 /// The loopback network stack's cycles per message: loopback TCP_RR at
@@ -233,6 +254,7 @@ impl Default for HwCosts {
             mem_bw_mb_s: 37_500,
             llc_kib: 25 * 1024,
             pause_cycles: 10,
+            unix_backlog: Vec::new(),
         }
     }
 }
@@ -704,6 +726,33 @@ fn validate_costs(c: &HwCosts) -> Result<()> {
         return Err(Error::invalid(
             Concern::Machine,
             "costs.llc_kib must be at least 1 (KiB of last-level cache)",
+        ));
+    }
+    for (i, pair) in c.unix_backlog.windows(2).enumerate() {
+        if pair[1].kib <= pair[0].kib {
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
+                    "costs.unix_backlog[{}].kib is {}; the points must go by growing kib (the one before is {})",
+                    i + 1,
+                    pair[1].kib,
+                    pair[0].kib
+                ),
+            ));
+        }
+    }
+    if let Some((i, p)) = c
+        .unix_backlog
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.ns > 1_000_000)
+    {
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "costs.unix_backlog[{i}].ns is {}; a message's extra time must be at most 1000000 ns",
+                p.ns
+            ),
         ));
     }
     for pair in c.cstates.windows(2) {

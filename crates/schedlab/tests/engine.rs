@@ -206,6 +206,53 @@ fn sending_an_ipi_costs_the_waker_its_time_not_the_wakee_its_latency() {
     }
 }
 
+/// `unix_backlog`: a unix message read on the core that wrote it pays for
+/// what was queued behind it there. Ten 100-byte messages (768 bytes of
+/// skb truesize each) written, then read, on one CPU, with 1000 ns past 1
+/// KiB of backlog: nine reads find more than 1 KiB queued (the message
+/// itself included), the last 768 bytes, three quarters of the way. Read
+/// on another CPU (its transfer is `read_transfer`'s), through a pipe, or
+/// on a machine without the curve, nothing is charged.
+#[test]
+fn a_unix_read_pays_for_the_backlog_its_core_wrote_behind_it() {
+    let curve = |mut c: HwCosts| {
+        c.unix_backlog = vec![schedlab::topology::BacklogCost { kib: 1, ns: 1000 }];
+        c
+    };
+    let workload = |kind: &str, reader_cpu: &str| {
+        format!(
+            r#"{{"channels":[{{"kind":"{kind}"}},{{"kind":"pipe"}}],"tasks":[
+              {{"name":"W","affinity":"0","program":[{{"loop":{{"count":10,"body":[{{"write":{{"chan":0,"bytes":100}}}}]}}}},{{"write":{{"chan":1,"bytes":1}}}}]}},
+              {{"name":"R","affinity":"{reader_cpu}","program":[{{"read":{{"chan":1,"bytes":1}}}},{{"loop":{{"count":10,"body":[{{"read":{{"chan":0,"bytes":100}}}}]}}}}]}}]}}"#
+        )
+    };
+    let kernel_ns = |out: &RunOutput| out.cpu_time.iter().map(|t| t.overhead_ns).sum::<u64>();
+    let on = |costs: HwCosts, kind: &str, reader_cpu: &str| {
+        let topo = machine(1, 1, 2, 1, costs);
+        run(&topo, Era::V6_12, &workload(kind, reader_cpu), 1, None)
+    };
+    let base = HwCosts::default();
+    let (free, paid) = (
+        on(base.clone(), "unix", "0"),
+        on(curve(base.clone()), "unix", "0"),
+    );
+    assert_eq!(paid.counters["unix.backlog_ns"], 9 * 1000 + 750);
+    assert_eq!(kernel_ns(&paid) - kernel_ns(&free), 9 * 1000 + 750);
+    for (kind, reader_cpu) in [("unix", "1"), ("pipe", "0")] {
+        let (free, paid) = (
+            on(base.clone(), kind, reader_cpu),
+            on(curve(base.clone()), kind, reader_cpu),
+        );
+        assert_eq!(
+            paid.counters.get("unix.backlog_ns"),
+            None,
+            "{kind} {reader_cpu}"
+        );
+        assert_eq!(paid.end_ns, free.end_ns, "{kind} {reader_cpu}");
+    }
+    assert_eq!(free.counters.get("unix.backlog_ns"), None);
+}
+
 /// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a task woken after a
 /// long sleep keeps half a latency period of sleeper credit (place_entity),
 /// more than the wakeup granularity, so it preempts whatever runs where it

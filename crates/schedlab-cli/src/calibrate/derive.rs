@@ -71,6 +71,7 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
         .map(|(_, &v)| v)
         .collect();
     let llc = m.llc_kib.clone();
+    unix_backlog(run, m, costs);
     let s = match pipe_pair {
         Some(p) => {
             let mut how =
@@ -371,6 +372,29 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
     }
 }
 
+/// `unix_backlog`: each backlog probe against the baseline with one
+/// message in flight (`unix_backlog_0kib`), the same loop.
+fn unix_backlog(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
+    let base_name = super::backlog_probe(0);
+    let Some(base) = m.get(&base_name) else {
+        run.default_cost("unix_backlog", 0, format!("{base_name} did not run"));
+        return;
+    };
+    for kib in super::plan::BACKLOG_KIB.into_iter().filter(|&k| k > 0) {
+        let name = super::backlog_probe(kib);
+        let Some(v) = m.get(&name) else {
+            continue;
+        };
+        let mut how = format!("{name} - {base_name}");
+        let ns = ns(v - base, &mut how);
+        let i = costs.unix_backlog.len();
+        run.cost(&format!("unix_backlog[{i}].ns"), ns as f64, "measured", how);
+        costs
+            .unix_backlog
+            .push(schedlab::topology::BacklogCost { kib, ns });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,6 +475,48 @@ mod tests {
         assert_eq!(source("miss_ns[0]"), "default");
         assert_eq!(source("llc_kib"), "default");
         assert_eq!(source("clock_mhz"), "read");
+    }
+
+    /// Each backlog point is its probe less the one-message baseline; a
+    /// point below the baseline (noise) is 0, and says so; without the
+    /// baseline there is no curve.
+    #[test]
+    fn the_unix_backlog_curve_is_each_probe_over_the_baseline() {
+        let medians = [
+            ("unix_backlog_0kib", 600.0),
+            ("unix_backlog_1024kib", 700.0),
+            ("unix_backlog_2048kib", 550.0),
+        ];
+        let m = Measured {
+            medians: medians.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+            ..Measured::default()
+        };
+        let (mut r, mut c) = (run(), HwCosts::default());
+        costs(&mut r, &m, &mut c);
+        let point = |kib, ns| schedlab::topology::BacklogCost { kib, ns };
+        assert_eq!(c.unix_backlog, vec![point(1024, 100), point(2048, 0)]);
+        let second = r
+            .costs
+            .iter()
+            .find(|x| x.cost == "unix_backlog[1].ns")
+            .expect("recorded");
+        assert_eq!(second.source, "measured");
+        assert!(second
+            .how
+            .contains("unix_backlog_2048kib - unix_backlog_0kib"));
+        assert!(second.how.contains("so 0"), "{}", second.how);
+
+        let m = Measured {
+            medians: [("unix_backlog_1024kib".to_string(), 700.0)].into(),
+            ..Measured::default()
+        };
+        let (mut r, mut c) = (run(), HwCosts::default());
+        costs(&mut r, &m, &mut c);
+        assert!(c.unix_backlog.is_empty());
+        assert!(r
+            .costs
+            .iter()
+            .any(|x| x.cost == "unix_backlog" && x.source == "default"));
     }
 
     /// One CPU, nothing across CPUs: the two-CPU costs keep their defaults.

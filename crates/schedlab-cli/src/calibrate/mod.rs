@@ -47,6 +47,11 @@ const LOCAL_WAKE_PAUSE_NS: u64 = 50_000;
 type IdleSample = (u64, f64, Option<usize>, f64);
 
 /// Idle periods before a wakeup, for the idle-exit probes.
+/// The name of the `unix_backlog` probe at `kib` KiB.
+fn backlog_probe(kib: u64) -> String {
+    format!("unix_backlog_{kib}kib")
+}
+
 const IDLE_GAPS_NS: [u64; 5] = [0, 50_000, 200_000, 1_000_000, 5_000_000];
 
 /// The name cpuidle gives its polling state (drivers/cpuidle/poll_state.c).
@@ -212,6 +217,21 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     for p in &plan::ONE_CPU {
         let measure = p.measure;
         run.probe(p.name, p.what, &[a], "ns", move |b| measure(a, b));
+    }
+    for kib in plan::BACKLOG_KIB {
+        run.probe(
+            &backlog_probe(kib),
+            &format!(
+                "a 100-byte AF_UNIX write and read by one thread, round-robin over sockets holding {kib} KiB of skbs (truesize) queued on this CPU"
+            ),
+            &[a],
+            "ns",
+            move |b| {
+                probes::pin(a)?;
+                let p = probes::Backlog::new(kib)?;
+                measure::repeat(b, || p.batch(20_000))
+            },
+        );
     }
 
     // Across CPUs, for each distance the machine has.

@@ -157,3 +157,8 @@ pub(super) const PER_CLASS: [PerClass; 3] = [
         },
     },
 ];
+
+/// The backlogs (KiB of skb truesize queued on the CPU) at which the
+/// `unix_backlog` probes run; 0 is the baseline, one message in flight.
+/// From a quarter of a small L2 to past most guests' share of an L3.
+pub(super) const BACKLOG_KIB: [u64; 8] = [0, 256, 512, 1024, 2048, 4096, 8192, 16_384];

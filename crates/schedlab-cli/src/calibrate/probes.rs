@@ -173,6 +173,57 @@ impl Pair {
     }
 }
 
+/// AF_UNIX stream sockets holding a steady backlog: each has `depth - 1`
+/// 100-byte messages queued, and a step writes one message to the next
+/// socket in turn and reads that socket's oldest. Every read then finds
+/// its message behind all the others written since, on this one CPU.
+pub struct Backlog {
+    pairs: Vec<(Fd, Fd)>,
+}
+
+/// A backlog probe's message, as hackbench's.
+pub const BACKLOG_MSG: usize = 100;
+/// Messages queued per socket: 100 x 768 bytes of truesize, well inside
+/// the default 212,992-byte send buffer.
+const BACKLOG_DEPTH: u64 = 100;
+
+impl Backlog {
+    /// Sockets enough to hold `kib` KiB of skbs (768 bytes of truesize per
+    /// 100-byte message), or one socket with nothing queued for 0.
+    pub fn new(kib: u64) -> Result<Backlog, String> {
+        let truesize = schedlab::cost::unix_skb_truesize(BACKLOG_MSG as u64);
+        let (sockets, depth) = if kib == 0 {
+            (1, 1)
+        } else {
+            (
+                (kib * 1024).div_ceil(truesize * BACKLOG_DEPTH),
+                BACKLOG_DEPTH,
+            )
+        };
+        let buf = [1u8; BACKLOG_MSG];
+        let mut pairs = Vec::with_capacity(sockets as usize);
+        for _ in 0..sockets {
+            let (r, w) = socketpair()?;
+            for _ in 1..depth {
+                write_all(w.0, &buf)?;
+            }
+            pairs.push((r, w));
+        }
+        Ok(Backlog { pairs })
+    }
+
+    /// `steps` writes and reads in turn; ns per step.
+    pub fn batch(&self, steps: u64) -> Result<f64, String> {
+        let mut buf = [1u8; BACKLOG_MSG];
+        let t = Instant::now();
+        for (_, (r, w)) in (0..steps).zip(self.pairs.iter().cycle()) {
+            write_all(w.0, &buf)?;
+            read_exact(r.0, &mut buf)?;
+        }
+        Ok(per_op(t, steps))
+    }
+}
+
 /// A loopback TCP connection: a 1-byte write on one end and its read on the other.
 pub struct Tcp {
     client: std::net::TcpStream,

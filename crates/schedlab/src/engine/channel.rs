@@ -45,10 +45,10 @@ pub(crate) struct Channel {
     /// `write_transfer`).
     last_writer_cpu: Option<usize>,
     last_reader_cpu: Option<usize>,
-    /// The readable bytes in order, as runs of (bytes, the CPU that wrote
-    /// them): a read's data and skbs come from the CPUs that wrote them,
-    /// which with several writers is not always the last one.
-    written_on: VecDeque<(u64, usize)>,
+    /// The readable bytes in order, as runs by the CPU that wrote them: a
+    /// read's data and skbs come from the CPUs that wrote them, which with
+    /// several writers is not always the last one.
+    written_on: VecDeque<Run>,
     /// The LLCs of its last writer and last reader: its buffered bytes
     /// (`used`) occupy both (the writer's copy puts them in the one, the
     /// reader's copy pulls them into the other).
@@ -62,6 +62,25 @@ pub(crate) struct Channel {
     stats: ChannelStats,
     /// A pipe's page slots (None for sockets).
     pipe: Option<PipePages>,
+}
+
+/// Readable bytes one CPU wrote in a row.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    bytes: u64,
+    cpu: usize,
+    /// AF_UNIX: the truesize of the run's skbs (`cost::unix_skb_truesize`
+    /// of each write), counted in `Sim`'s per-CPU unix backlog while
+    /// queued; 0 for other kinds.
+    truesize: u64,
+}
+
+/// Who reads: the task, its CPU and that CPU's LLC.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reader {
+    pub task: usize,
+    pub cpu: usize,
+    pub llc: usize,
 }
 
 /// What a write finds in the channel.
@@ -178,23 +197,22 @@ impl Channel {
         }
     }
 
-    /// A read of up to `bytes` by `task` on `cpu` (in `llc`); None if
-    /// nothing is readable.
+    /// A read of up to `bytes` by `reader`; None if nothing is readable.
     pub fn read(
         &mut self,
         bytes: u64,
-        task: usize,
-        cpu: usize,
-        llc: usize,
+        reader: Reader,
         measuring: bool,
         rule: PipeWriterWake,
+        unix_backlog: &mut [u64],
     ) -> Option<Taken> {
         if self.readable == 0 {
             return None;
         }
         let take = self.readable.min(bytes);
         self.readable -= take;
-        let data_cpu = self.take_written(take);
+        let Reader { task, cpu, llc } = reader;
+        let data_cpu = self.take_written(take, unix_backlog);
         let mut woken = WakeWriters::None;
         let ack = if self.kind == ChannelKind::Tcp {
             self.unacked += take;
@@ -219,33 +237,35 @@ impl Channel {
         })
     }
 
-    /// Takes `take` bytes off the front of `written_on`; returns the CPU
-    /// that wrote most of them (the first such on a tie).
-    fn take_written(&mut self, mut take: u64) -> usize {
-        let front = self
-            .written_on
-            .front_mut()
-            .expect("readable bytes have a writer");
-        if front.0 >= take {
-            // The usual read: within one run.
-            let cpu = front.1;
-            front.0 -= take;
-            if front.0 == 0 {
-                self.written_on.pop_front();
-            }
-            return cpu;
-        }
+    /// Takes `take` bytes off the front of `written_on`, and their skbs'
+    /// truesize off the writing CPUs' `unix_backlog`; returns the CPU that
+    /// wrote most of them (the first such on a tie).
+    fn take_written(&mut self, mut take: u64, unix_backlog: &mut [u64]) -> usize {
         let mut by_cpu: Vec<(usize, u64)> = Vec::new();
         while take > 0 {
             let front = self
                 .written_on
                 .front_mut()
                 .expect("readable bytes have a writer");
-            let (n, cpu) = (front.0.min(take), front.1);
-            front.0 -= n;
+            let n = front.bytes.min(take);
+            // The skbs' share of the part taken; all that is left with the
+            // run's last bytes, so nothing is lost to rounding.
+            let truesize = if n == front.bytes {
+                front.truesize
+            } else {
+                (front.truesize as u128 * n as u128 / front.bytes as u128) as u64
+            };
+            front.bytes -= n;
+            front.truesize -= truesize;
+            unix_backlog[front.cpu] -= truesize;
             take -= n;
-            if front.0 == 0 {
+            let cpu = front.cpu;
+            if front.bytes == 0 {
                 self.written_on.pop_front();
+            }
+            if take == 0 && by_cpu.is_empty() {
+                // The usual read: within one run.
+                return cpu;
             }
             match by_cpu.iter_mut().find(|(c, _)| *c == cpu) {
                 Some((_, b)) => *b += n,
@@ -259,12 +279,33 @@ impl Channel {
             .map_or(0, |&(c, _)| c)
     }
 
-    /// A write's data arrives for readers (written by `task` on `cpu`).
-    pub fn deposit(&mut self, bytes: u64, task: usize, cpu: usize, measuring: bool) {
+    /// A write's data arrives for readers (written by `task` on `cpu`); an
+    /// AF_UNIX write's skb joins `cpu`'s `unix_backlog`.
+    pub fn deposit(
+        &mut self,
+        bytes: u64,
+        task: usize,
+        cpu: usize,
+        measuring: bool,
+        unix_backlog: &mut [u64],
+    ) {
         self.readable += bytes;
+        let truesize = if self.kind == ChannelKind::Unix && bytes > 0 {
+            crate::cost::unix_skb_truesize(bytes)
+        } else {
+            0
+        };
+        unix_backlog[cpu] += truesize;
         match self.written_on.back_mut() {
-            Some(last) if last.1 == cpu => last.0 += bytes,
-            _ if bytes > 0 => self.written_on.push_back((bytes, cpu)),
+            Some(last) if last.cpu == cpu => {
+                last.bytes += bytes;
+                last.truesize += truesize;
+            }
+            _ if bytes > 0 => self.written_on.push_back(Run {
+                bytes,
+                cpu,
+                truesize,
+            }),
             _ => {}
         }
         if measuring {
@@ -375,11 +416,19 @@ impl Channel {
         self.unacked + self.readable > self.rcv_mss || free_now + self.unacked >= 2 * free_now
     }
 
+    /// Adds its queued skbs' truesize to `per_cpu` by the CPU that wrote
+    /// them (the invariant check's recount of `Sim`'s unix backlog).
+    pub(super) fn add_backlog(&self, per_cpu: &mut [u64]) {
+        for r in &self.written_on {
+            per_cpu[r.cpu] += r.truesize;
+        }
+    }
+
     /// Its byte counts agree: what is readable and what was read but not
     /// acknowledged are both still buffered, and the buffer holds no more
     /// than its capacity.
     pub(super) fn check_bytes(&self) -> std::result::Result<(), String> {
-        let written: u64 = self.written_on.iter().map(|r| r.0).sum();
+        let written: u64 = self.written_on.iter().map(|r| r.bytes).sum();
         if written != self.readable {
             return Err(format!(
                 "readable {} but {written} bytes have a writing CPU",
@@ -467,6 +516,10 @@ fn reuse_list(list: &mut Vec<usize>, mut spare: Vec<usize>) {
 mod tests {
     use super::*;
 
+    fn by(task: usize, cpu: usize, llc: usize) -> Reader {
+        Reader { task, cpu, llc }
+    }
+
     fn channel(kind: ChannelKind, capacity: u64) -> Channel {
         Channel::new(&ChannelSpec {
             kind,
@@ -489,22 +542,29 @@ mod tests {
     /// senders on every CPU filled.
     #[test]
     fn a_read_takes_its_bytes_from_the_cpus_that_wrote_them() {
+        let mut backlog = [0u64; 2];
         let rule = PipeWriterWake::PageFreed;
         let mut ch = channel(ChannelKind::Unix, 10_000);
         for (task, cpu) in [(1, 0), (2, 0), (3, 1)] {
             assert_eq!(ch.write(100, 0, false), Room::Queued);
-            ch.deposit(100, task, cpu, false);
+            ch.deposit(100, task, cpu, false, &mut backlog);
         }
         ch.check_bytes().unwrap();
-        let first = ch.read(100, 9, 1, 0, false, rule).unwrap();
+        let first = ch
+            .read(100, by(9, 1, 0), false, rule, &mut backlog)
+            .unwrap();
         assert_eq!((first.writer_cpu, first.data_cpu), (Some(1), 0));
         // 150 bytes: 100 written on CPU 0, 50 on CPU 1.
-        let second = ch.read(150, 9, 1, 0, false, rule).unwrap();
+        let second = ch
+            .read(150, by(9, 1, 0), false, rule, &mut backlog)
+            .unwrap();
         assert_eq!(second.data_cpu, 0);
-        let third = ch.read(100, 9, 1, 0, false, rule).unwrap();
+        let third = ch
+            .read(100, by(9, 1, 0), false, rule, &mut backlog)
+            .unwrap();
         assert_eq!((third.bytes, third.data_cpu), (50, 1));
         ch.check_bytes().unwrap();
-        assert!(ch.read(1, 9, 1, 0, false, rule).is_none());
+        assert!(ch.read(1, by(9, 1, 0), false, rule, &mut backlog).is_none());
     }
 
     /// tcp_cleanup_rbuf: a read of one small segment owes its ACK; the
@@ -512,26 +572,31 @@ mod tests {
     /// timer's), and a reply on the way back carries it instead.
     #[test]
     fn tcp_room_comes_back_only_by_ack() {
+        let mut backlog = [0u64; 2];
         let rule = PipeWriterWake::PageFreed;
         let mut ch = channel(ChannelKind::Tcp, 1000);
         assert_eq!(ch.write(100, 0, false), Room::Queued);
-        ch.deposit(100, 7, 0, false);
-        let taken = ch.read(100, 8, 1, 1, false, rule).unwrap();
+        ch.deposit(100, 7, 0, false, &mut backlog);
+        let taken = ch
+            .read(100, by(8, 1, 1), false, rule, &mut backlog)
+            .unwrap();
         assert_eq!(
             (taken.bytes, taken.ack, taken.writer_cpu),
             (100, None, Some(0))
         );
         assert_eq!(taken.woken, WakeWriters::None);
         assert!(
-            ch.read(1, 8, 1, 1, false, rule).is_none(),
+            ch.read(1, by(8, 1, 1), false, rule, &mut backlog).is_none(),
             "nothing readable"
         );
         assert_eq!(ch.write(901, 0, false), Room::AckedLate);
         assert_eq!(ch.write(901, 0, false), Room::Queued);
         // A read of more than one segment (rcv_mss, 536 at first) sends
         // its ACK at once.
-        ch.deposit(901, 7, 0, false);
-        let taken = ch.read(901, 8, 1, 1, false, rule).unwrap();
+        ch.deposit(901, 7, 0, false, &mut backlog);
+        let taken = ch
+            .read(901, by(8, 1, 1), false, rule, &mut backlog)
+            .unwrap();
         assert_eq!(taken.ack, Some(901));
         assert!(ch.is_way_back(Some(7), 8));
         assert!(!ch.is_way_back(Some(8), 7));
@@ -540,6 +605,7 @@ mod tests {
 
     #[test]
     fn a_full_pipe_blocks_its_writer_until_a_read_frees_a_page() {
+        let mut backlog = [0u64; 2];
         let rule = PipeWriterWake::PageFreed;
         let mut ch = channel(ChannelKind::Pipe, 4096);
         assert_eq!(ch.write(4096, 0, false), Room::Queued);
@@ -547,8 +613,10 @@ mod tests {
         assert_eq!(ch.write(1, 0, false), Room::Full);
         ch.queue_writer(3, true);
         assert_eq!(ch.stats().writer_blocks, 1);
-        ch.deposit(4096, 2, 0, true);
-        let taken = ch.read(4096, 4, 1, 0, true, rule).unwrap();
+        ch.deposit(4096, 2, 0, true, &mut backlog);
+        let taken = ch
+            .read(4096, by(4, 1, 0), true, rule, &mut backlog)
+            .unwrap();
         assert_eq!(taken.woken, WakeWriters::All);
         assert_eq!(ch.take_writers(), vec![3]);
         ch.check_bytes().unwrap();
@@ -556,15 +624,46 @@ mod tests {
 
     #[test]
     fn buffered_bytes_are_charged_to_the_writer_and_reader_llcs() {
+        let mut backlog = [0u64; 2];
         let rule = PipeWriterWake::PageFreed;
         let mut llc = [0u64; 2];
         let mut ch = channel(ChannelKind::Unix, 1000);
         ch.write(300, 0, false);
         ch.recharge_llcs(&mut llc);
         assert_eq!(llc, [300, 0]);
-        ch.deposit(300, 0, 0, false);
-        ch.read(100, 1, 1, 1, false, rule).unwrap();
+        ch.deposit(300, 0, 0, false, &mut backlog);
+        ch.read(100, by(1, 1, 1), false, rule, &mut backlog)
+            .unwrap();
         ch.recharge_llcs(&mut llc);
         assert_eq!(llc, [200, 200], "both LLCs hold what is still queued");
+    }
+
+    /// An AF_UNIX message counts its skb's truesize (768 bytes for 100) in
+    /// the writing CPU's backlog from its deposit until it is read, also
+    /// when one read takes bytes two CPUs wrote; a pipe's bytes count none.
+    #[test]
+    fn unix_skbs_count_in_the_writing_cpus_backlog_until_read() {
+        let rule = PipeWriterWake::PageFreed;
+        let mut backlog = [0u64; 2];
+        let mut ch = channel(ChannelKind::Unix, 10_000);
+        for cpu in [0, 0, 1] {
+            ch.write(100, 0, false);
+            ch.deposit(100, 1, cpu, false, &mut backlog);
+        }
+        assert_eq!(backlog, [2 * 768, 768]);
+        ch.read(150, by(2, 1, 0), false, rule, &mut backlog)
+            .unwrap();
+        assert_eq!(
+            backlog,
+            [768 / 2, 768],
+            "half the second skb is still queued"
+        );
+        ch.read(150, by(2, 1, 0), false, rule, &mut backlog)
+            .unwrap();
+        assert_eq!(backlog, [0, 0], "nothing is left once all is read");
+        let mut pipe = channel(ChannelKind::Pipe, 65_536);
+        pipe.write(100, 0, false);
+        pipe.deposit(100, 1, 0, false, &mut backlog);
+        assert_eq!(backlog, [0, 0]);
     }
 }

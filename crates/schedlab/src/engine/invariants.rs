@@ -130,6 +130,16 @@ impl Sim {
                 ));
             }
         }
+        let mut backlog = vec![0u64; self.cpus.len()];
+        for ch in &self.chans {
+            ch.add_backlog(&mut backlog);
+        }
+        if backlog != self.occupancy.unix_backlog {
+            return Err(format!(
+                "the unix backlog per CPU is {:?}, its channels hold {backlog:?}",
+                self.occupancy.unix_backlog
+            ));
+        }
         for (ch_i, ch) in self.chans.iter().enumerate() {
             ch.check_bytes()
                 .map_err(|e| format!("channel {ch_i}: {e}"))?;

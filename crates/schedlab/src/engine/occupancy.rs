@@ -30,11 +30,23 @@ pub(super) struct Occupancy {
     /// Per LLC, the bytes buffered in channels whose last reader or last
     /// writer ran on one of its CPUs.
     pub llc_buf_bytes: Vec<u64>,
+    /// Per CPU, the truesize of the AF_UNIX skbs it wrote that are still
+    /// queued unread: what competes with them for its core's caches
+    /// (`cost::unix_backlog`).
+    pub unix_backlog: Vec<u64>,
     /// Scratch: the copying segments of a node (share, thread speed).
     pub copy_segs: Vec<(u64, u64)>,
 }
 
 impl Occupancy {
+    /// The unix backlog of `cpu`'s core: its SMT siblings share its caches.
+    pub fn core_unix_backlog(&self, cpu: usize) -> u64 {
+        self.siblings[cpu]
+            .iter()
+            .map(|&c| self.unix_backlog[c])
+            .sum()
+    }
+
     /// An idle machine: nothing running, copying or cached.
     pub fn new(topo: &Topology) -> Self {
         let n = topo.ncpus();
@@ -55,6 +67,7 @@ impl Occupancy {
             node_cpus,
             llc_ws_kib: vec![0; llcs],
             llc_buf_bytes: vec![0; llcs],
+            unix_backlog: vec![0; n],
             copy_segs: Vec::new(),
         }
     }

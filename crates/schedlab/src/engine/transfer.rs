@@ -3,7 +3,7 @@
 //! data deposited for readers, the loopback receive softirq, TCP's ACKs,
 //! writers woken as room is made.
 
-use super::channel::{Room, WakeWriters};
+use super::channel::{Reader, Room, WakeWriters};
 use super::cpu::SegKind;
 use super::interp::Flow;
 use super::task::{Pending, Wait};
@@ -97,14 +97,31 @@ impl Sim {
         let measuring = self.now >= self.measure_from_ns;
         let llc = self.topo.cpus[cpu].llc;
         let rule = self.policy.era.rules().pipe_writer_wake;
+        // What queued behind the message on this core, itself included.
+        let backlog = self.occupancy.core_unix_backlog(cpu);
         let ch = &mut self.chans[chan];
-        let Some(taken) = ch.read(bytes, task, cpu, llc, measuring, rule) else {
+        let Some(taken) = ch.read(
+            bytes,
+            Reader { task, cpu, llc },
+            measuring,
+            rule,
+            &mut self.occupancy.unix_backlog,
+        ) else {
             self.wait_or_enter(cpu, task, Wait::Read(chan));
             return;
         };
         let kind = ch.kind();
         let take = taken.bytes;
         let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
+        // Read on the core that wrote it: from its own caches, as far as
+        // the backlog left it there (from another core, `read_transfer`).
+        let backlog_ns = if kind == ChannelKind::Unix
+            && self.occupancy.core_of[taken.data_cpu] == self.occupancy.core_of[cpu]
+        {
+            self.cost.unix_backlog(backlog)
+        } else {
+            0
+        };
         self.recharge_llcs(chan);
         let copy = self.cost.copy(take);
         let poll_then_read = if poll { self.cost.syscall() } else { 0 };
@@ -112,7 +129,11 @@ impl Sim {
             + poll_then_read
             + copy
             + self.cost.msg_rx(kind)
-            + self.cost.read_transfer(&self.topo, kind, take, from, cpu);
+            + self.cost.read_transfer(&self.topo, kind, take, from, cpu)
+            + backlog_ns;
+        if backlog_ns > 0 {
+            self.counters.add(Counter::UnixBacklogNs, backlog_ns);
+        }
         let t = &mut self.tasks[task];
         t.prog.last_read = take;
         if !std::mem::take(&mut t.prog.read_blocked) {
@@ -155,7 +176,13 @@ impl Sim {
     ) {
         let measuring = self.now >= self.measure_from_ns;
         let ch = &mut self.chans[chan];
-        ch.deposit(bytes, task, cpu, measuring);
+        ch.deposit(
+            bytes,
+            task,
+            cpu,
+            measuring,
+            &mut self.occupancy.unix_backlog,
+        );
         let kind = ch.kind();
         let sync = kind.sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
         let readers = ch.take_readers();

@@ -96,21 +96,9 @@ pub(crate) fn mark(label: &str) -> Op {
 
 /// The payload bytes an AF_UNIX stream socket holds unread when every
 /// message is `msg` bytes: the sender's `sndbuf` is charged each queued
-/// message's skb truesize, not its payload. On x86-64 that is the payload
-/// rounded up to the 64-byte cache line, plus the skb_shared_info (320
-/// bytes), rounded up to the kmalloc size class (powers of two, and 96 and
-/// 192; whole pages past 32 KiB), plus the sk_buff itself (232 bytes,
-/// 256 aligned). A 100-byte message costs 768 bytes, so 277 of them fit in
+/// message's skb truesize ([`crate::cost::unix_skb_truesize`]), not its
+/// payload. A 100-byte message costs 768 bytes, so 277 of them fit in
 /// 212992, not 2129. At least one message always fits.
 pub(crate) fn unix_stream_capacity(sndbuf: u64, msg: u64) -> u64 {
-    let linear = msg.div_ceil(64) * 64 + 320;
-    let slab = match linear {
-        0..=96 => 96,
-        97..=128 => 128,
-        129..=192 => 192,
-        193..=32_768 => linear.next_power_of_two(),
-        _ => linear.div_ceil(4096) * 4096,
-    };
-    let truesize = slab + 256;
-    (sndbuf / truesize).max(1) * msg
+    (sndbuf / crate::cost::unix_skb_truesize(msg)).max(1) * msg
 }
