@@ -34,6 +34,11 @@ struct Real {
     median: f64,
     spread: f64,
     values: Vec<f64>,
+    /// Each run's wakeup IPIs a millisecond (`/proc/interrupts`' CAL and
+    /// RES rows over every CPU, by the run's wall time); empty in records
+    /// from before they were counted, or where the file is unreadable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ipis_per_ms: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -50,6 +55,10 @@ struct Row {
     simulated_values: Vec<f64>,
     /// simulated / real median.
     ratio: Option<f64>,
+    /// Each simulated run's IPIs a millisecond (counter `ipi.sent` by the
+    /// measured time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    simulated_ipis_per_ms: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -351,6 +360,27 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String
         .ok_or_else(|| format!("{tool} {}: no result in its output", args.join(" ")))
 }
 
+/// The wakeup IPIs every CPU has taken since boot: /proc/interrupts'
+/// function-call (CAL: a remote wakeup queued on the target's wake list)
+/// and rescheduling (RES) rows. None where the file cannot be read.
+fn wakeup_ipis() -> Option<u64> {
+    std::fs::read_to_string("/proc/interrupts")
+        .ok()
+        .map(|t| count_wakeup_ipis(&t))
+}
+
+/// The CAL and RES rows of a /proc/interrupts text, every CPU's column summed.
+fn count_wakeup_ipis(text: &str) -> u64 {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let name = words.next()?;
+            matches!(name, "CAL:" | "RES:")
+                .then(|| words.map_while(|w| w.parse::<u64>().ok()).sum::<u64>())
+        })
+        .sum()
+}
+
 /// Runs `cmd` on CPU `pin` only, when given.
 fn pin_command(cmd: &mut Command, pin: Option<u32>) {
     if let Some(cpu) = pin {
@@ -508,24 +538,30 @@ pub fn run(o: &Options) -> Result<String, String> {
         .into_iter()
         .flatten()
         .collect();
-    let outcomes: Vec<Result<(usize, f64), String>> = pool.install(|| {
+    let outcomes: Vec<Result<(usize, f64, f64), String>> = pool.install(|| {
         points
             .par_iter()
             .map(|(i, p)| {
                 let out = experiment::run_point(p, &mut |_| true).map_err(|e| e.to_string())?;
-                Ok((*i, out.value))
+                let t = &out.cpu_time;
+                let ms = (t.busy_ns + t.idle_ns + t.overhead_ns) as f64
+                    / p.topology.ncpus() as f64
+                    / 1e6;
+                let ipis = out.counters.get("ipi.sent").copied().unwrap_or(0) as f64;
+                Ok((*i, out.value, if ms > 0.0 { ipis / ms } else { 0.0 }))
             })
             .collect()
     });
-    let mut sims = vec![Vec::new(); exps.len()];
+    let mut sims = vec![(Vec::new(), Vec::new()); exps.len()];
     for outcome in outcomes {
-        let (i, v) = outcome?;
-        sims[i].push(v);
+        let (i, v, ipis) = outcome?;
+        sims[i].0.push(v);
+        sims[i].1.push(ipis);
     }
 
     // The real tools, one run at a time.
     let mut rows = Vec::new();
-    for (c, simulated_values) in cases.iter().zip(sims) {
+    for (c, (simulated_values, simulated_ipis_per_ms)) in cases.iter().zip(sims) {
         let sim = measure::median(&simulated_values);
         let taskset = if c.pinned {
             format!("taskset -c {pin_cpu} ")
@@ -542,10 +578,18 @@ pub fn run(o: &Options) -> Result<String, String> {
             let mut err = std::io::stderr();
             let _ = write!(err, "validate: {command} x{} ", o.runs);
             let mut values = Vec::new();
+            let mut ipis_per_ms = Vec::new();
             for _ in 0..o.runs {
-                match run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu)) {
+                let before = wakeup_ipis();
+                let start = std::time::Instant::now();
+                let result = run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu));
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                match result {
                     Ok(v) => {
                         values.push(v);
+                        if let (Some(a), Some(b)) = (before, wakeup_ipis()) {
+                            ipis_per_ms.push(b.saturating_sub(a) as f64 / ms);
+                        }
                         let _ = write!(err, ".");
                         let _ = err.flush();
                     }
@@ -561,6 +605,12 @@ pub fn run(o: &Options) -> Result<String, String> {
                 Real {
                     median: s.median,
                     spread: s.spread,
+                    // A run without a count would misalign the rest.
+                    ipis_per_ms: if ipis_per_ms.len() == values.len() {
+                        ipis_per_ms
+                    } else {
+                        Vec::new()
+                    },
                     values,
                 }
             })
@@ -575,6 +625,7 @@ pub fn run(o: &Options) -> Result<String, String> {
             real,
             simulated: Some(sim),
             simulated_values,
+            simulated_ipis_per_ms,
         });
     }
     let directions = directions(&rows, o);
@@ -741,6 +792,32 @@ fn text(r: &Report) -> String {
             ratios.len()
         ));
     }
+    let with_ipis: Vec<&Row> = r
+        .rows
+        .iter()
+        .filter(|row| {
+            row.real.as_ref().is_some_and(|x| !x.ipis_per_ms.is_empty())
+                && !row.simulated_ipis_per_ms.is_empty()
+        })
+        .collect();
+    if !with_ipis.is_empty() {
+        out.push_str(&format!(
+            "\n{:<50} {:>10} {:>10}\n",
+            "wakeup IPIs a millisecond (CAL + RES; ipi.sent)", "real", "simulated"
+        ));
+        for row in with_ipis {
+            let real = row
+                .real
+                .as_ref()
+                .map_or(0.0, |x| measure::median(&x.ipis_per_ms));
+            out.push_str(&format!(
+                "{:<50} {:>10.1} {:>10.1}\n",
+                row.workload,
+                real,
+                measure::median(&row.simulated_ipis_per_ms)
+            ));
+        }
+    }
     if !r.directions.is_empty() {
         out.push_str(&format!(
             "\n{:<50} {:>10} {:>10}  {}\n",
@@ -813,10 +890,12 @@ mod tests {
                         median: 5.0,
                         spread: 0.1,
                         values: vec![4.9, 5.0, 5.1],
+                        ipis_per_ms: vec![30.0, 40.0, 50.0],
                     }),
                     simulated: Some(4.0),
                     simulated_values: vec![3.9, 4.0, 4.2],
                     ratio: Some(0.8),
+                    simulated_ipis_per_ms: vec![60.0, 61.0, 62.0],
                 },
                 Row {
                     workload: "hackbench -g 1, sockets, processes".into(),
@@ -826,10 +905,12 @@ mod tests {
                         median: 0.02,
                         spread: 0.001,
                         values: vec![0.02; 3],
+                        ipis_per_ms: Vec::new(),
                     }),
                     simulated: Some(0.01),
                     simulated_values: vec![0.01; 3],
                     ratio: Some(0.5),
+                    simulated_ipis_per_ms: vec![1.0; 3],
                 },
             ],
             directions: ["yes", "NO", "noise", "yes"]
@@ -855,6 +936,16 @@ mod tests {
         assert_eq!(back.machine_spec, Some(spec));
         let text = report.text();
         assert!(text.contains("4.0000 ± 0.0750     0.80"), "{text}");
+        // The IPI table: only rows counted on both sides.
+        let ipis = text
+            .lines()
+            .find(|l| l.starts_with("perf bench sched pipe, free") && l.ends_with("61.0"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(ipis.contains("40.0"), "{ipis}");
+        assert_eq!(
+            text.matches("hackbench -g 1, sockets, processes").count(),
+            1
+        );
         assert!(
             text.contains("1 of 2 rows within a third of real (sim/real 0.75..1.33)"),
             "{text}"
@@ -866,6 +957,15 @@ mod tests {
         assert!(Report::from_json("{}")
             .unwrap_err()
             .starts_with("not a validate record: "));
+    }
+
+    /// The CAL and RES rows, every CPU's column, nothing else (the rows'
+    /// descriptions and the other interrupts are not counted).
+    #[test]
+    fn wakeup_ipis_are_the_cal_and_res_rows() {
+        let text = "           CPU0       CPU1       \n  0:         35          0   IO-APIC   2-edge      timer\nLOC:     123456     654321   Local timer interrupts\nRES:        100         20   Rescheduling interrupts\nCAL:       3000          4   Function call interrupts\nTLB:          7          8   TLB shootdowns\n";
+        assert_eq!(count_wakeup_ipis(text), 3124);
+        assert_eq!(count_wakeup_ipis(""), 0);
     }
 
     #[test]
