@@ -524,7 +524,17 @@ proptest! {
     fn invariants_hold_on_random_machines_and_mixes(
         (nodes, llcs, cores, threads, era, tasks, seed) in mix_strategy()
     ) {
-        let topo = machine(nodes, llcs, cores, threads, HwCosts::default());
+        // Half the machines keep a unix backlog (its conservation is an
+        // invariant too).
+        let costs = HwCosts {
+            unix_backlog: if seed % 2 == 0 {
+                vec![schedlab::topology::BacklogCost { kib: 4, ns: 200 }]
+            } else {
+                Vec::new()
+            },
+            ..HwCosts::default()
+        };
+        let topo = machine(nodes, llcs, cores, threads, costs);
         let n = topo.ncpus();
         let mut chans = Vec::new();
         let mut specs = Vec::new();

@@ -241,6 +241,15 @@ impl Channel {
     /// truesize off the writing CPUs' `unix_backlog`; returns the CPU that
     /// wrote most of them (the first such on a tie).
     fn take_written(&mut self, mut take: u64, unix_backlog: &mut [u64]) -> usize {
+        let front = self
+            .written_on
+            .front_mut()
+            .expect("readable bytes have a writer");
+        if front.bytes > take && front.truesize == 0 {
+            // The usual read, within one run and with no skbs counted.
+            front.bytes -= take;
+            return front.cpu;
+        }
         let mut by_cpu: Vec<(usize, u64)> = Vec::new();
         while take > 0 {
             let front = self
@@ -257,7 +266,9 @@ impl Channel {
             };
             front.bytes -= n;
             front.truesize -= truesize;
-            unix_backlog[front.cpu] -= truesize;
+            if truesize > 0 {
+                unix_backlog[front.cpu] -= truesize;
+            }
             take -= n;
             let cpu = front.cpu;
             if front.bytes == 0 {
@@ -280,7 +291,8 @@ impl Channel {
     }
 
     /// A write's data arrives for readers (written by `task` on `cpu`); an
-    /// AF_UNIX write's skb joins `cpu`'s `unix_backlog`.
+    /// AF_UNIX write's skb joins `cpu`'s `unix_backlog` (when it is kept:
+    /// not empty).
     pub fn deposit(
         &mut self,
         bytes: u64,
@@ -290,12 +302,15 @@ impl Channel {
         unix_backlog: &mut [u64],
     ) {
         self.readable += bytes;
-        let truesize = if self.kind == ChannelKind::Unix && bytes > 0 {
+        // Kept only where the machine has the curve (`unix_backlog` empty).
+        let truesize = if self.kind == ChannelKind::Unix && bytes > 0 && !unix_backlog.is_empty() {
             crate::cost::unix_skb_truesize(bytes)
         } else {
             0
         };
-        unix_backlog[cpu] += truesize;
+        if truesize > 0 {
+            unix_backlog[cpu] += truesize;
+        }
         match self.written_on.back_mut() {
             Some(last) if last.cpu == cpu => {
                 last.bytes += bytes;

@@ -32,7 +32,8 @@ pub(super) struct Occupancy {
     pub llc_buf_bytes: Vec<u64>,
     /// Per CPU, the truesize of the AF_UNIX skbs it wrote that are still
     /// queued unread: what competes with them for its core's caches
-    /// (`cost::unix_backlog`).
+    /// (`cost::unix_backlog`). Empty, and not kept, on a machine without
+    /// the curve.
     pub unix_backlog: Vec<u64>,
     /// Scratch: the copying segments of a node (share, thread speed).
     pub copy_segs: Vec<(u64, u64)>,
@@ -41,6 +42,9 @@ pub(super) struct Occupancy {
 impl Occupancy {
     /// The unix backlog of `cpu`'s core: its SMT siblings share its caches.
     pub fn core_unix_backlog(&self, cpu: usize) -> u64 {
+        if self.unix_backlog.is_empty() {
+            return 0;
+        }
         self.siblings[cpu]
             .iter()
             .map(|&c| self.unix_backlog[c])
@@ -67,7 +71,11 @@ impl Occupancy {
             node_cpus,
             llc_ws_kib: vec![0; llcs],
             llc_buf_bytes: vec![0; llcs],
-            unix_backlog: vec![0; n],
+            unix_backlog: if topo.costs.unix_backlog.is_empty() {
+                Vec::new()
+            } else {
+                vec![0; n]
+            },
             copy_segs: Vec::new(),
         }
     }

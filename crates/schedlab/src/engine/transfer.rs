@@ -115,7 +115,8 @@ impl Sim {
         let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
         // Read on the core that wrote it: from its own caches, as far as
         // the backlog left it there (from another core, `read_transfer`).
-        let backlog_ns = if kind == ChannelKind::Unix
+        let backlog_ns = if backlog > 0
+            && kind == ChannelKind::Unix
             && self.occupancy.core_of[taken.data_cpu] == self.occupancy.core_of[cpu]
         {
             self.cost.unix_backlog(backlog)
