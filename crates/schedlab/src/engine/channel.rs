@@ -71,7 +71,7 @@ struct Run {
     cpu: usize,
     /// AF_UNIX: the truesize of the run's skbs (`cost::unix_skb_truesize`
     /// of each write), counted in `Sim`'s per-CPU unix backlog while
-    /// queued; 0 for other kinds.
+    /// queued; 0 for other kinds, and where the backlog is not kept.
     truesize: u64,
 }
 
