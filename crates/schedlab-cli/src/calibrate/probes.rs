@@ -182,7 +182,7 @@ pub struct Backlog {
 }
 
 /// A backlog probe's message, as hackbench's.
-pub const BACKLOG_MSG: usize = 100;
+const BACKLOG_MSG: usize = 100;
 /// Messages queued per socket: 100 x 768 bytes of truesize, well inside
 /// the default 212,992-byte send buffer.
 const BACKLOG_DEPTH: u64 = 100;
@@ -204,8 +204,15 @@ impl Backlog {
         let mut pairs = Vec::with_capacity(sockets as usize);
         for _ in 0..sockets {
             let (r, w) = socketpair()?;
+            // A send buffer smaller than the default would block the
+            // prefill for good: fail instead.
+            set_nonblocking(w.0);
             for _ in 1..depth {
-                write_all(w.0, &buf)?;
+                write_all(w.0, &buf).map_err(|e| {
+                    format!(
+                        "{e} (the socket's send buffer holds fewer than {depth} 100-byte messages)"
+                    )
+                })?;
             }
             pairs.push((r, w));
         }
