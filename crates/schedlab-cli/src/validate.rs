@@ -332,7 +332,10 @@ fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
     }
 }
 
-fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String> {
+/// Returns the tool's number and the wakeup IPIs a millisecond while it
+/// ran (None where /proc/interrupts cannot be read); a tbench server's
+/// start is outside that window.
+fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<(f64, Option<f64>), String> {
     let _server = if tool == "tbench" {
         Some(TbenchServer::start(pin)?)
     } else {
@@ -341,7 +344,14 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String
     let mut cmd = Command::new(tool);
     cmd.args(args);
     pin_command(&mut cmd, pin);
+    let before = wakeup_ipis();
+    let start = std::time::Instant::now();
     let out = cmd.output().map_err(|e| e.to_string())?;
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let ipis_per_ms = match (before, wakeup_ipis()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a) as f64 / ms),
+        _ => None,
+    };
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
@@ -356,8 +366,9 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<f64, String
             out.status
         ));
     }
-    parse(tool, args, &text)
-        .ok_or_else(|| format!("{tool} {}: no result in its output", args.join(" ")))
+    let value = parse(tool, args, &text)
+        .ok_or_else(|| format!("{tool} {}: no result in its output", args.join(" ")))?;
+    Ok((value, ipis_per_ms))
 }
 
 /// The wakeup IPIs every CPU has taken since boot: /proc/interrupts'
@@ -580,16 +591,10 @@ pub fn run(o: &Options) -> Result<String, String> {
             let mut values = Vec::new();
             let mut ipis_per_ms = Vec::new();
             for _ in 0..o.runs {
-                let before = wakeup_ipis();
-                let start = std::time::Instant::now();
-                let result = run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu));
-                let ms = start.elapsed().as_secs_f64() * 1e3;
-                match result {
-                    Ok(v) => {
+                match run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu)) {
+                    Ok((v, ipis)) => {
                         values.push(v);
-                        if let (Some(a), Some(b)) = (before, wakeup_ipis()) {
-                            ipis_per_ms.push(b.saturating_sub(a) as f64 / ms);
-                        }
+                        ipis_per_ms.extend(ipis);
                         let _ = write!(err, ".");
                         let _ = err.flush();
                     }
