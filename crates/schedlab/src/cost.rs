@@ -37,6 +37,22 @@ pub const UNIX_RX_SHARE: u64 = 512;
 /// writer and reader pinned to the two vCPUs) a cross-CPU unix read costs
 /// 0.50-0.63 us more than a pipe's, 8 x `miss_ns` = 0.53 (docs/costs.md).
 pub const UNIX_SKB_RX_LINES: u64 = 8;
+/// Of [`UNIX_SKB_RX_LINES`], the two slabs' lines the reader's frees write;
+/// where the machine has `skb_slabs` the slab model moves them instead.
+pub const UNIX_SKB_RX_SLAB_LINES: u64 = 2;
+
+/// What moved from another core's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// One line the next step depends on: a slab's own line (its freelist
+    /// and counters, changed by a locked cmpxchg) or the node list's lock.
+    Line,
+    /// A recycled object, `n` of its lines written by its new user: the
+    /// allocation reads its free pointer (one line, a dependent load), and
+    /// the rest are written after __alloc_skb's prefetchw, so their
+    /// misses overlap.
+    Object(u32),
+}
 /// Lines an AF_UNIX write pulls back after its peer read on another CPU:
 /// its socket's sk_wmem_alloc (skb_set_owner_w's atomic; the reader's
 /// sock_wfree wrote it) and the peer's wait-queue word sock_def_readable
@@ -306,6 +322,24 @@ impl CostModel {
             .unwrap_or(0)
     }
 
+    /// What an skb's allocation or free on `to` took from `from`'s cache
+    /// (`HwCosts::skb_slabs`): the lines, and their time at `miss_ns` of
+    /// their distance, a dependent line whole, an object's other lines
+    /// shared by `mlp` (their misses overlap). 0 on the same CPU.
+    pub fn slab_moved(&self, topo: &Topology, from: usize, to: usize, what: Moved) -> (u64, u64) {
+        let miss = self.miss(topo.distance(from, to));
+        match what {
+            Moved::Line => (1, miss),
+            Moved::Object(lines) => {
+                let rest = u64::from(lines.saturating_sub(1));
+                (
+                    u64::from(lines),
+                    miss + rest * miss / self.costs.mlp.max(1) as u64,
+                )
+            }
+        }
+    }
+
     fn miss(&self, d: CpuDistance) -> u64 {
         d.cost_index().map_or(0, |i| self.costs.miss_ns[i])
     }
@@ -421,6 +455,10 @@ impl CostModel {
     /// counted and measured; none for pipes, nor for UDP (not measured).
     fn skb_lines(&self, kind: ChannelKind, read: bool, i: usize) -> u64 {
         let lines = match (kind, read) {
+            // The slabs' lines are the slab model's where the machine has one.
+            (ChannelKind::Unix, true) if self.costs.skb_slabs.is_some() => {
+                UNIX_SKB_RX_LINES - UNIX_SKB_RX_SLAB_LINES
+            }
             (ChannelKind::Unix, true) => UNIX_SKB_RX_LINES,
             (ChannelKind::Unix, false) => UNIX_SKB_TX_LINES,
             (ChannelKind::Tcp, true) => TCP_SKB_RX_LINES,

@@ -319,11 +319,17 @@ pub enum Counter {
     /// Time AF_UNIX reads spent on skbs their core's backlog had pushed
     /// out of its caches (`cost::unix_backlog`), ns.
     UnixBacklogNs,
+    /// Cache lines an AF_UNIX skb's allocation or free took from another
+    /// core: recycled objects, slabs' own lines, the node lists' lock
+    /// (`HwCosts::skb_slabs`).
+    SlabLinesMoved,
+    /// Their time, ns.
+    SlabNs,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 37] = [
+    pub const FIXED: [Counter; 39] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -361,6 +367,8 @@ impl Counter {
         Counter::Yields,
         Counter::RtThrottled,
         Counter::UnixBacklogNs,
+        Counter::SlabLinesMoved,
+        Counter::SlabNs,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -442,6 +450,8 @@ impl Counter {
             Counter::Yields => 34,
             Counter::RtThrottled => 35,
             Counter::UnixBacklogNs => 36,
+            Counter::SlabLinesMoved => 37,
+            Counter::SlabNs => 38,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -542,6 +552,8 @@ impl fmt::Display for Counter {
             Counter::Yields => f.write_str("sched.yield"),
             Counter::RtThrottled => f.write_str("rt.throttled"),
             Counter::UnixBacklogNs => f.write_str("unix.backlog_ns"),
+            Counter::SlabLinesMoved => f.write_str("slab.lines_moved"),
+            Counter::SlabNs => f.write_str("slab.ns"),
         }
     }
 }

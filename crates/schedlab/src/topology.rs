@@ -189,6 +189,44 @@ pub struct HwCosts {
     /// were not measured.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unix_backlog: Vec<BacklogCost>,
+    /// The SLUB caches an AF_UNIX message's skb comes from, as the
+    /// machine's kernel sets them (/sys/kernel/slab). With two CPUs
+    /// messaging at once, slabs pass between them through the node's
+    /// partial list, and a recycled object's lines, a slab's own line and
+    /// the list's lock then come from another core's cache, each at
+    /// `miss_ns` (docs/fidelity.md). `schedlab calibrate` reads them; none
+    /// (nothing charged) on the presets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skb_slabs: Option<SkbSlabs>,
+}
+
+/// [`HwCosts::skb_slabs`]: the skb's head cache and the kmalloc caches
+/// its data may come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkbSlabs {
+    /// struct sk_buff's own cache (skbuff_head_cache).
+    pub head: SlabCache,
+    /// The kmalloc caches a linear skb's data comes from, by growing
+    /// object size; a message whose data and skb_shared_info fit none of
+    /// them pays for its head only.
+    pub data: Vec<SlabCache>,
+}
+
+/// One SLUB cache as /sys/kernel/slab/NAME shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlabCache {
+    pub name: String,
+    /// Bytes an object takes (`object_size`).
+    pub object_size: u32,
+    /// Objects in one slab (`objs_per_slab`).
+    pub objs_per_slab: u32,
+    /// Free objects a CPU's partial list keeps before it spills to the
+    /// node (`cpu_partial`; SLUB counts them as slabs half full).
+    pub cpu_partial: u32,
+    /// Partial slabs a node keeps even when empty (`min_partial`).
+    pub min_partial: u32,
 }
 
 /// One point of [`HwCosts::unix_backlog`].
@@ -255,6 +293,7 @@ impl Default for HwCosts {
             llc_kib: 25 * 1024,
             pause_cycles: 10,
             unix_backlog: Vec::new(),
+            skb_slabs: None,
         }
     }
 }
@@ -676,6 +715,62 @@ fn validate_distances(d: &[Vec<u32>], nodes: usize) -> Result<()> {
     Ok(())
 }
 
+fn validate_skb_slabs(slabs: &SkbSlabs) -> Result<()> {
+    let caches = std::iter::once(("head".to_string(), &slabs.head)).chain(
+        slabs
+            .data
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("data[{i}]"), c)),
+    );
+    for (at, c) in caches {
+        let bad = |what: String| {
+            Err(Error::invalid(
+                Concern::Machine,
+                format!("costs.skb_slabs.{at} ({}): {what}", c.name),
+            ))
+        };
+        if !(8..=1 << 20).contains(&c.object_size) {
+            return bad(format!(
+                "object_size is {}; it must be 8..=1048576 bytes",
+                c.object_size
+            ));
+        }
+        if !(1..=4096).contains(&c.objs_per_slab) {
+            return bad(format!(
+                "objs_per_slab is {}; it must be 1..=4096",
+                c.objs_per_slab
+            ));
+        }
+        if c.cpu_partial > 1_000_000 {
+            return bad(format!(
+                "cpu_partial is {}; it must be at most 1000000 objects",
+                c.cpu_partial
+            ));
+        }
+        if c.min_partial > 100_000 {
+            return bad(format!(
+                "min_partial is {}; it must be at most 100000 slabs",
+                c.min_partial
+            ));
+        }
+    }
+    for (i, pair) in slabs.data.windows(2).enumerate() {
+        if pair[1].object_size <= pair[0].object_size {
+            return Err(Error::invalid(
+                Concern::Machine,
+                format!(
+                    "costs.skb_slabs.data[{}].object_size is {}; the data caches must go by growing object size (the one before is {})",
+                    i + 1,
+                    pair[1].object_size,
+                    pair[0].object_size
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn validate_costs(c: &HwCosts) -> Result<()> {
     if c.clock_mhz == 0 {
         return Err(Error::invalid(
@@ -754,6 +849,9 @@ fn validate_costs(c: &HwCosts) -> Result<()> {
                 p.ns
             ),
         ));
+    }
+    if let Some(slabs) = &c.skb_slabs {
+        validate_skb_slabs(slabs)?;
     }
     for pair in c.cstates.windows(2) {
         if pair[1].exit_latency_ns < pair[0].exit_latency_ns {
@@ -1054,6 +1152,44 @@ mod tests {
         assert_eq!(preset("ivb-ep-2s").unwrap().costs.net_msg_ns, 2142);
         assert_eq!(preset("phoenix-2008").unwrap().costs.net_msg_ns, 2608);
         assert_eq!(HwCosts::default().net_msg_ns, 1500);
+    }
+
+    /// Bad `skb_slabs` say which cache and which field; good ones pass.
+    #[test]
+    fn skb_slabs_are_checked_cache_by_cache() {
+        let cache = |name: &str, object_size| SlabCache {
+            name: name.into(),
+            object_size,
+            objs_per_slab: 16,
+            cpu_partial: 52,
+            min_partial: 5,
+        };
+        let with = |slabs: SkbSlabs| {
+            let mut spec = preset("desktop-8c").unwrap();
+            spec.costs.skb_slabs = Some(slabs);
+            Topology::from_spec(&spec)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let good = SkbSlabs {
+            head: cache("skbuff_head_cache", 224),
+            data: vec![cache("kmalloc-512", 512), cache("kmalloc-1k", 1024)],
+        };
+        assert_eq!(with(good.clone()), Ok(()));
+        let mut no_objects = good.clone();
+        no_objects.head.objs_per_slab = 0;
+        let err = with(no_objects).unwrap_err();
+        assert!(
+            err.contains("costs.skb_slabs.head (skbuff_head_cache): objs_per_slab is 0"),
+            "{err}"
+        );
+        let mut out_of_order = good;
+        out_of_order.data.swap(0, 1);
+        let err = with(out_of_order).unwrap_err();
+        assert!(
+            err.contains("costs.skb_slabs.data[1].object_size is 512"),
+            "{err}"
+        );
     }
 
     #[test]

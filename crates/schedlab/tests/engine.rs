@@ -253,6 +253,92 @@ fn a_unix_read_pays_for_the_backlog_its_core_wrote_behind_it() {
     assert_eq!(free.counters.get("unix.backlog_ns"), None);
 }
 
+/// SLUB caches for an skb, with small slabs so that a short run passes
+/// slabs around: a head cache and two data caches, `cpu_partial` free
+/// objects on each CPU's list.
+fn skb_slabs(cpu_partial: u32) -> schedlab::topology::SkbSlabs {
+    let cache = |name: &str, object_size| schedlab::topology::SlabCache {
+        name: name.into(),
+        object_size,
+        objs_per_slab: 4,
+        cpu_partial,
+        min_partial: 2,
+    };
+    schedlab::topology::SkbSlabs {
+        head: cache("skbuff_head_cache", 224),
+        data: vec![cache("kmalloc-512", 512), cache("kmalloc-1k", 1024)],
+    }
+}
+
+/// `skb_slabs`: two CPUs each messaging through their own unix sockets
+/// (each CPU's writer and reader pinned to it) pass slabs between them
+/// through the node's partial list when their CPUs' partial lists are
+/// short (put_cpu_partial, get_partial_node, 6.x), and pay for the lines
+/// that then move: the counter and the kernel time say so, and the kernel
+/// time grew by the lines' time. With partial lists long
+/// enough to hold every slab, with one CPU alone, through pipes, or on a
+/// machine without the caches, no line moves and nothing is charged.
+#[test]
+fn skbs_recycled_across_cpus_pay_for_the_lines_that_move() {
+    let pair = |cpu: usize| {
+        format!(
+            r#"{{"name":"w{cpu}","affinity":"{cpu}","program":[{{"loop":{{"count":300,"body":[{{"loop":{{"count":9,"body":[{{"write":{{"chan":{cpu},"bytes":100}}}}]}}}},{{"compute":{{"ns":2000}}}}]}}}}]}},
+               {{"name":"r{cpu}","affinity":"{cpu}","program":[{{"loop":{{"count":2700,"body":[{{"read":{{"chan":{cpu},"bytes":100}}}}]}}}}]}}"#
+        )
+    };
+    let workload = |kind: &str, cpus: &[usize]| {
+        let chans = format!(
+            r#"{{"kind":"{kind}","capacity":1000000}},{{"kind":"{kind}","capacity":1000000}}"#
+        );
+        let tasks: Vec<String> = cpus.iter().map(|&c| pair(c)).collect();
+        format!(r#"{{"channels":[{chans}],"tasks":[{}]}}"#, tasks.join(","))
+    };
+    let kernel_ns = |out: &RunOutput| out.cpu_time.iter().map(|t| t.overhead_ns).sum::<u64>();
+    let on = |slabs: Option<schedlab::topology::SkbSlabs>, kind: &str, cpus: &[usize]| {
+        let costs = HwCosts {
+            skb_slabs: slabs,
+            ..HwCosts::default()
+        };
+        let topo = machine(1, 1, 2, 1, costs);
+        run(&topo, Era::V6_12, &workload(kind, cpus), 1, None)
+    };
+    // Binds: two CPUs, short partial lists.
+    let (free, paid) = (
+        on(None, "unix", &[0, 1]),
+        on(Some(skb_slabs(2)), "unix", &[0, 1]),
+    );
+    let lines = paid.counters["slab.lines_moved"];
+    let ns = paid.counters["slab.ns"];
+    assert!(lines > 100, "{lines} lines moved");
+    // Same LLC: `miss_ns[1]` a line.
+    assert_eq!(ns, lines * HwCosts::default().miss_ns[1]);
+    // The kernel time grew by the lines' time (within 1%: the runs'
+    // timing differs, and with it a tick's or a switch's place).
+    let grew = kernel_ns(&paid) as i64 - kernel_ns(&free) as i64;
+    assert!(
+        (grew - ns as i64).abs() <= ns as i64 / 100,
+        "grew {grew}, lines {ns}"
+    );
+    // Does not bind: partial lists that hold every slab, one CPU, pipes,
+    // no caches.
+    for (slabs, kind, cpus) in [
+        (Some(skb_slabs(100_000)), "unix", &[0, 1][..]),
+        (Some(skb_slabs(2)), "unix", &[0][..]),
+        (Some(skb_slabs(2)), "pipe", &[0, 1][..]),
+        (None, "unix", &[0, 1][..]),
+    ] {
+        let label = format!(
+            "{kind} on {cpus:?}, {:?}",
+            slabs.as_ref().map(|s| s.head.cpu_partial)
+        );
+        let out = on(slabs, kind, cpus);
+        assert_eq!(out.counters.get("slab.lines_moved"), None, "{label}");
+        let base = on(None, kind, cpus);
+        assert_eq!(out.end_ns, base.end_ns, "{label}");
+    }
+    assert_eq!(free.counters.get("slab.ns"), None);
+}
+
 /// check_preempt_wakeup (v4.15 kernel/sched/fair.c): a task woken after a
 /// long sleep keeps half a latency period of sleeper credit (place_entity),
 /// more than the wakeup granularity, so it preempts whatever runs where it
@@ -524,14 +610,16 @@ proptest! {
     fn invariants_hold_on_random_machines_and_mixes(
         (nodes, llcs, cores, threads, era, tasks, seed) in mix_strategy()
     ) {
-        // Half the machines keep a unix backlog (its conservation is an
-        // invariant too).
+        // Half the machines keep a unix backlog, and half (the other
+        // way round every fourth seed) SLUB's skb caches: the backlog's
+        // conservation and every skb's place are invariants too.
         let costs = HwCosts {
             unix_backlog: if seed % 2 == 0 {
                 vec![schedlab::topology::BacklogCost { kib: 4, ns: 200 }]
             } else {
                 Vec::new()
             },
+            skb_slabs: (seed % 4 < 2).then(|| skb_slabs(1 + seed as u32 % 5)),
             ..HwCosts::default()
         };
         let topo = machine(nodes, llcs, cores, threads, costs);

@@ -24,6 +24,8 @@ pub(super) struct Measured {
     /// each with where it was read.
     pub clock_mhz: Option<(u32, String)>,
     pub llc_kib: Option<(u64, String)>,
+    /// SLUB's skb caches as the kernel lists them, and where.
+    pub skb_slabs: Option<(schedlab::topology::SkbSlabs, String)>,
 }
 
 impl Measured {
@@ -347,6 +349,17 @@ pub(super) fn costs(run: &mut Run, m: &Measured, costs: &mut HwCosts) {
             "no clock in cpufreq or /proc/cpuinfo",
         ),
     }
+    match m.skb_slabs.clone() {
+        Some((slabs, from)) => {
+            run.cost("skb_slabs.head.cpu_partial", slabs.head.cpu_partial as f64, "read", from);
+            costs.skb_slabs = Some(slabs);
+        }
+        None => run.default_cost(
+            "skb_slabs",
+            0,
+            "/sys/kernel/slab lists no skbuff_head_cache (not SLUB, or not shown): skb slabs not modelled",
+        ),
+    }
     match llc {
         Some((kib, from)) => {
             run.cost("llc_kib", kib as f64, "read", from);
@@ -440,6 +453,7 @@ mod tests {
             guest: false,
             clock_mhz: Some((2600, "cpuinfo".into())),
             llc_kib: None,
+            skb_slabs: None,
         };
         let (mut r, mut c) = (run(), HwCosts::default());
         costs(&mut r, &m, &mut c);

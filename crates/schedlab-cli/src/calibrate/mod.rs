@@ -298,6 +298,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         guest: sysfs::is_guest(),
         clock_mhz: sysfs::clock_mhz(a),
         llc_kib: llc,
+        skb_slabs: sysfs::skb_slabs_here(),
     };
     let mut costs = HwCosts::default();
     derive::costs(&mut run, &measured, &mut costs);

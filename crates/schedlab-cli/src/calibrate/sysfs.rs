@@ -359,6 +359,46 @@ fn parse_mem_available_mib(meminfo: &str) -> Option<usize> {
     })
 }
 
+const SLAB: &str = "/sys/kernel/slab";
+
+/// The kmalloc caches a small AF_UNIX message's skb data may come from.
+const SKB_DATA_CACHES: [&str; 4] = ["kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k"];
+
+/// The SLUB caches of an AF_UNIX skb as `root` (/sys/kernel/slab) shows
+/// them, and where they were read; None where the head cache is not
+/// listed (another allocator, or sysfs without slab).
+pub fn skb_slabs(root: &Path) -> Option<(topology::SkbSlabs, String)> {
+    let head = slab_cache(root, "skbuff_head_cache")?;
+    let data: Vec<topology::SlabCache> = SKB_DATA_CACHES
+        .iter()
+        .filter_map(|name| slab_cache(root, name))
+        .collect();
+    let names: Vec<&str> = std::iter::once(head.name.as_str())
+        .chain(data.iter().map(|c| c.name.as_str()))
+        .collect();
+    let from = format!(
+        "{}/{{{}}}/{{object_size,objs_per_slab,cpu_partial,min_partial}}",
+        root.display(),
+        names.join(",")
+    );
+    Some((topology::SkbSlabs { head, data }, from))
+}
+
+fn slab_cache(root: &Path, name: &str) -> Option<topology::SlabCache> {
+    let field = |f: &str| read(root.join(name).join(f))?.parse::<u32>().ok();
+    Some(topology::SlabCache {
+        name: name.to_string(),
+        object_size: field("object_size")?,
+        objs_per_slab: field("objs_per_slab")?,
+        cpu_partial: field("cpu_partial")?,
+        min_partial: field("min_partial")?,
+    })
+}
+
+pub fn skb_slabs_here() -> Option<(topology::SkbSlabs, String)> {
+    skb_slabs(Path::new(SLAB))
+}
+
 pub fn kernel_release() -> String {
     read("/proc/sys/kernel/osrelease").unwrap_or_default()
 }
@@ -380,6 +420,39 @@ mod tests {
         let text = "MemTotal:       24684132 kB\nMemFree:        22550812 kB\nMemAvailable:   24234532 kB\n";
         assert_eq!(parse_mem_available_mib(text), Some(23_666));
         assert_eq!(parse_mem_available_mib("MemTotal: 1 kB\n"), None);
+    }
+
+    /// The skb caches as SLUB's sysfs lists them: the head cache and the
+    /// kmalloc caches that exist; nothing without the head cache.
+    #[test]
+    fn skb_slabs_are_read_from_slub_sysfs() {
+        let root = std::env::temp_dir().join(format!("schedlab-slab-{}", std::process::id()));
+        let write = |cache: &str, size: u32, objs: u32| {
+            let d = root.join(cache);
+            std::fs::create_dir_all(&d).unwrap();
+            for (f, v) in [
+                ("object_size", size),
+                ("objs_per_slab", objs),
+                ("cpu_partial", 52),
+                ("min_partial", 5),
+            ] {
+                std::fs::write(d.join(f), format!("{v}\n")).unwrap();
+            }
+        };
+        assert!(skb_slabs(&root).is_none());
+        write("skbuff_head_cache", 224, 16);
+        write("kmalloc-512", 512, 16);
+        write("kmalloc-2k", 2048, 16);
+        let (slabs, from) = skb_slabs(&root).unwrap();
+        assert_eq!(slabs.head.object_size, 224);
+        assert_eq!(slabs.head.cpu_partial, 52);
+        let names: Vec<&str> = slabs.data.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["kmalloc-512", "kmalloc-2k"]);
+        assert!(
+            from.contains("skbuff_head_cache,kmalloc-512,kmalloc-2k"),
+            "{from}"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

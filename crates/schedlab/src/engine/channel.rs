@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 
 use super::pipe::{round_pipe_size, PipePages};
+use super::slab::SkbObjects;
 use crate::policy::PipeWriterWake;
 use crate::workload::program::{ChannelKind, ChannelSpec};
 
@@ -62,6 +63,9 @@ pub(crate) struct Channel {
     stats: ChannelStats,
     /// A pipe's page slots (None for sockets).
     pipe: Option<PipePages>,
+    /// AF_UNIX on a machine with `skb_slabs`: the queued skbs' objects
+    /// and the bytes of each not yet read, oldest first.
+    skbs: VecDeque<(u64, SkbObjects)>,
 }
 
 /// Readable bytes one CPU wrote in a row.
@@ -514,7 +518,36 @@ impl Channel {
             writers: Vec::new(),
             stats: ChannelStats::default(),
             pipe: pipe.map(PipePages::new),
+            skbs: VecDeque::new(),
         }
+    }
+
+    /// A deposited AF_UNIX write's skb (`bytes` of data) joins the queue.
+    pub fn queue_skb(&mut self, bytes: u64, skb: SkbObjects) {
+        self.skbs.push_back((bytes, skb));
+    }
+
+    /// A read of `take` bytes: the skbs it consumes whole go to `freed`,
+    /// oldest first; one it reads in part stays with the rest of its
+    /// bytes (unix_stream_read_generic's consumed count).
+    pub fn consume_skbs(&mut self, mut take: u64, freed: &mut Vec<SkbObjects>) {
+        while take > 0 {
+            let Some(front) = self.skbs.front_mut() else {
+                return;
+            };
+            if front.0 > take {
+                front.0 -= take;
+                return;
+            }
+            take -= front.0;
+            freed.push(front.1);
+            self.skbs.pop_front();
+        }
+    }
+
+    /// The skbs queued (machines with `skb_slabs`).
+    pub fn queued_skbs(&self) -> usize {
+        self.skbs.len()
     }
 }
 

@@ -82,6 +82,7 @@ impl Sim {
                 released: false,
                 acks_owed: Vec::new(),
                 in_syscall: false,
+                skb: None,
                 rng: Pcg32::new(splitmix64(self.seed ^ splitmix64(id as u64)), id as u64),
             },
             state: TaskState::Blocked(Wait::Timer),

@@ -143,6 +143,7 @@ impl Sim {
                 self.occupancy.unix_backlog
             ));
         }
+        self.check_skbs()?;
         for (ch_i, ch) in self.chans.iter().enumerate() {
             ch.check_bytes()
                 .map_err(|e| format!("channel {ch_i}: {e}"))?;
@@ -214,6 +215,30 @@ impl Sim {
             ));
         }
         Ok(())
+    }
+}
+
+impl Sim {
+    /// SLUB's skbs: every live one is queued on a channel or is a write's
+    /// in progress, and every slab holds all its objects in one place.
+    fn check_skbs(&self) -> Result<(), String> {
+        let queued: usize = self.chans.iter().map(|c| c.queued_skbs()).sum();
+        let writing = self.tasks.iter().filter(|t| t.prog.skb.is_some()).count();
+        let Some(slabs) = &self.skb_slabs else {
+            if queued + writing > 0 {
+                return Err(format!(
+                    "{queued} skbs queued and {writing} being written on a machine without skb_slabs"
+                ));
+            }
+            return Ok(());
+        };
+        if slabs.live() != (queued + writing) as u64 {
+            return Err(format!(
+                "{} skbs live in the slabs, {queued} queued and {writing} being written",
+                slabs.live()
+            ));
+        }
+        slabs.check()
     }
 }
 

@@ -24,6 +24,7 @@ mod sched_calls;
 mod sched_env;
 mod schedule;
 mod segment;
+mod slab;
 pub mod stats;
 mod sync;
 mod task;
@@ -160,6 +161,10 @@ pub struct Sim {
     /// What the speed of a CPU's work depends on besides the CPU: busy SMT
     /// siblings, copies sharing a node's bandwidth, what each LLC holds.
     occupancy: occupancy::Occupancy,
+    /// SLUB's skb caches, on machines with `skb_slabs` (boxed: most have none).
+    skb_slabs: Option<Box<slab::SkbAllocator>>,
+    /// The skbs a read consumed, freed one by one (kept for its allocation).
+    freed_skbs: Vec<slab::SkbObjects>,
     counters: Counters,
     marks: Vec<MarkStats>,
     trace: stats::TraceRecorder,
@@ -202,6 +207,11 @@ impl Sim {
         let n = topo.ncpus();
         let counters = Counters::new(topo.costs.cstates.iter().map(|s| s.name.clone()));
         let occupancy = occupancy::Occupancy::new(&topo);
+        let skb_slabs = topo
+            .costs
+            .skb_slabs
+            .as_ref()
+            .map(|s| Box::new(slab::SkbAllocator::new(s, n, topo.nnodes())));
         let sched = SchedState::new(&topo, &domains, &cfg.policy, 0);
         let mut sim = Sim {
             now: 0,
@@ -231,6 +241,8 @@ impl Sim {
             sync: sync::SyncObjects::new(&cfg.workload),
             workload: cfg.workload.clone(),
             occupancy,
+            skb_slabs,
+            freed_skbs: Vec::new(),
             counters,
             marks: cfg
                 .workload

@@ -206,6 +206,9 @@ pub(crate) struct ProgramState {
     pub(crate) acks_owed: Vec<usize>,
     /// Blocked inside a read or write: the retry pays no syscall entry.
     pub(crate) in_syscall: bool,
+    /// The skb of its AF_UNIX write in progress, allocated at the write's
+    /// start and queued when its copy is done (machines with `skb_slabs`).
+    pub(crate) skb: Option<super::slab::SkbObjects>,
     /// Its own random stream (seeded from the run's seed and its id).
     pub(crate) rng: Pcg32,
 }

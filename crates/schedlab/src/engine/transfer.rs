@@ -63,10 +63,16 @@ impl Sim {
                 };
                 let state_from = ch.last_reader_cpu().unwrap_or(cpu);
                 self.recharge_llcs(chan);
+                let skb = if queued && kind == ChannelKind::Unix {
+                    self.alloc_skb(cpu, task, bytes)
+                } else {
+                    0
+                };
                 let cost = self.syscall_entry(task)
                     + copy
                     + msg
-                    + self.cost.write_transfer(&self.topo, kind, state_from, cpu);
+                    + self.cost.write_transfer(&self.topo, kind, state_from, cpu)
+                    + skb;
                 self.tasks[task].prog.pc += 1;
                 self.start_copying(cpu, cost, copy, pending);
                 Flow::Yield
@@ -113,6 +119,7 @@ impl Sim {
         let kind = ch.kind();
         let take = taken.bytes;
         let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
+        let skbs = self.free_skbs(cpu, chan, take);
         // Read on the core that wrote it: from its own caches, as far as
         // the backlog left it there (from another core, `read_transfer`).
         let backlog_ns = if backlog > 0
@@ -131,7 +138,8 @@ impl Sim {
             + copy
             + self.cost.msg_rx(kind)
             + self.cost.read_transfer(&self.topo, kind, take, from, cpu)
-            + backlog_ns;
+            + backlog_ns
+            + skbs;
         if backlog_ns > 0 {
             self.counters.add(Counter::UnixBacklogNs, backlog_ns);
         }
@@ -184,6 +192,9 @@ impl Sim {
             measuring,
             &mut self.occupancy.unix_backlog,
         );
+        if let Some(skb) = self.tasks[task].prog.skb.take() {
+            ch.queue_skb(bytes, skb);
+        }
         let kind = ch.kind();
         let sync = kind.sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
         let readers = ch.take_readers();
@@ -206,6 +217,52 @@ impl Sim {
             self.wake_each(cpu, woken.chain(next.map(|w| (w, writer_sync))));
         }
         self.chans[chan].return_readers(readers);
+    }
+
+    /// An AF_UNIX write's skb, allocated on `cpu` for `task` (machines with
+    /// `skb_slabs`): the time of the lines it takes from other cores.
+    fn alloc_skb(&mut self, cpu: usize, task: usize, bytes: u64) -> u64 {
+        let Some(slabs) = self.skb_slabs.as_mut() else {
+            return 0;
+        };
+        let (topo, cost) = (&self.topo, &self.cost);
+        let (mut lines, mut ns) = (0, 0);
+        let skb = slabs.alloc(cpu, topo.cpus[cpu].node, bytes, &mut |from, what| {
+            let (n, t) = cost.slab_moved(topo, from as usize, cpu, what);
+            lines += n;
+            ns += t;
+        });
+        self.tasks[task].prog.skb = Some(skb);
+        self.count_slab_lines(lines, ns);
+        ns
+    }
+
+    /// A read of `take` bytes on `cpu` frees the skbs it consumes whole:
+    /// the time of the lines that takes from other cores.
+    fn free_skbs(&mut self, cpu: usize, chan: usize, take: u64) -> u64 {
+        let Some(slabs) = self.skb_slabs.as_mut() else {
+            return 0;
+        };
+        self.freed_skbs.clear();
+        self.chans[chan].consume_skbs(take, &mut self.freed_skbs);
+        let (topo, cost) = (&self.topo, &self.cost);
+        let (mut lines, mut ns) = (0, 0);
+        for &skb in &self.freed_skbs {
+            slabs.free(cpu, skb, &mut |from, what| {
+                let (n, t) = cost.slab_moved(topo, from as usize, cpu, what);
+                lines += n;
+                ns += t;
+            });
+        }
+        self.count_slab_lines(lines, ns);
+        ns
+    }
+
+    fn count_slab_lines(&mut self, lines: u64, ns: u64) {
+        if lines > 0 {
+            self.counters.add(Counter::SlabLinesMoved, lines);
+            self.counters.add(Counter::SlabNs, ns);
+        }
     }
 
     /// Whether blocked `task` waits in poll(2): its read is then woken by
