@@ -716,57 +716,39 @@ fn validate_distances(d: &[Vec<u32>], nodes: usize) -> Result<()> {
 }
 
 fn validate_skb_slabs(slabs: &SkbSlabs) -> Result<()> {
-    let caches = std::iter::once(("head".to_string(), &slabs.head)).chain(
-        slabs
-            .data
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (format!("data[{i}]"), c)),
-    );
-    for (at, c) in caches {
-        let bad = |what: String| {
-            Err(Error::invalid(
-                Concern::Machine,
-                format!("costs.skb_slabs.{at} ({}): {what}", c.name),
-            ))
-        };
-        if !(8..=1 << 20).contains(&c.object_size) {
-            return bad(format!(
-                "object_size is {}; it must be 8..=1048576 bytes",
-                c.object_size
-            ));
-        }
-        if !(1..=4096).contains(&c.objs_per_slab) {
-            return bad(format!(
-                "objs_per_slab is {}; it must be 1..=4096",
-                c.objs_per_slab
-            ));
-        }
-        if c.cpu_partial > 1_000_000 {
-            return bad(format!(
-                "cpu_partial is {}; it must be at most 1000000 objects",
-                c.cpu_partial
-            ));
-        }
-        if c.min_partial > 100_000 {
-            return bad(format!(
-                "min_partial is {}; it must be at most 100000 slabs",
-                c.min_partial
-            ));
-        }
-    }
-    for (i, pair) in slabs.data.windows(2).enumerate() {
-        if pair[1].object_size <= pair[0].object_size {
+    let caches = std::iter::once(&slabs.head).chain(&slabs.data);
+    for (i, c) in caches.enumerate() {
+        let fields = [
+            ("object_size", c.object_size, 8, 1 << 20),
+            ("objs_per_slab", c.objs_per_slab, 1, 4096),
+            ("cpu_partial", c.cpu_partial, 0, 1_000_000),
+            ("min_partial", c.min_partial, 0, 100_000),
+        ];
+        if let Some((field, v, lo, hi)) = fields.iter().find(|f| !(f.2..=f.3).contains(&f.1)) {
+            let at = match i {
+                0 => "head".to_string(),
+                _ => format!("data[{}]", i - 1),
+            };
             return Err(Error::invalid(
                 Concern::Machine,
                 format!(
-                    "costs.skb_slabs.data[{}].object_size is {}; the data caches must go by growing object size (the one before is {})",
-                    i + 1,
-                    pair[1].object_size,
-                    pair[0].object_size
+                    "costs.skb_slabs.{at} ({}): {field} is {v}; it must be {lo}..={hi}",
+                    c.name
                 ),
             ));
         }
+    }
+    if let Some(i) =
+        (1..slabs.data.len()).find(|&i| slabs.data[i].object_size <= slabs.data[i - 1].object_size)
+    {
+        return Err(Error::invalid(
+            Concern::Machine,
+            format!(
+                "costs.skb_slabs.data[{i}].object_size is {}; the data caches must go by growing object size (the one before is {})",
+                slabs.data[i].object_size,
+                slabs.data[i - 1].object_size
+            ),
+        ));
     }
     Ok(())
 }
