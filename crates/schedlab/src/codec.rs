@@ -287,6 +287,27 @@ mod tests {
         }
     }
 
+    /// A calibrated machine travels in a link whole: its SLUB caches too.
+    #[test]
+    fn a_machine_with_skb_slabs_round_trips() {
+        let mut exp = presets::get("kvm-pipe-test-pinning").unwrap();
+        let mut spec = crate::topology::preset("kvm-2vcpu").unwrap();
+        let cache = |name: &str, object_size| crate::topology::SlabCache {
+            name: name.into(),
+            object_size,
+            objs_per_slab: 16,
+            cpu_partial: 52,
+            min_partial: 5,
+        };
+        spec.costs.skb_slabs = Some(crate::topology::SkbSlabs {
+            head: cache("skbuff_head_cache", 224),
+            data: vec![cache("kmalloc-512", 512)],
+        });
+        exp.machine = crate::experiment::MachineRef::Spec(Box::new(spec));
+        exp.validate().unwrap();
+        assert_eq!(decode(&encode(&exp)).unwrap(), exp);
+    }
+
     #[test]
     fn version_0_is_migrated() {
         let v0 = r#"{"name":"old link","machine":"kvm-2vcpu","policy":{"era":"6.5"},
