@@ -323,13 +323,15 @@ pub enum Counter {
     /// core: recycled objects, slabs' own lines, the node lists' lock
     /// (`HwCosts::skb_slabs`).
     SlabLinesMoved,
-    /// Their time, ns.
+    /// Their time, ns, waits for the node lists' locks included.
     SlabNs,
+    /// Of it, spinning for a node list's lock another CPU held, ns.
+    SlabLockWaitNs,
 }
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 39] = [
+    pub const FIXED: [Counter; 40] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -369,6 +371,7 @@ impl Counter {
         Counter::UnixBacklogNs,
         Counter::SlabLinesMoved,
         Counter::SlabNs,
+        Counter::SlabLockWaitNs,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -452,6 +455,7 @@ impl Counter {
             Counter::UnixBacklogNs => 36,
             Counter::SlabLinesMoved => 37,
             Counter::SlabNs => 38,
+            Counter::SlabLockWaitNs => 39,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -554,6 +558,7 @@ impl fmt::Display for Counter {
             Counter::UnixBacklogNs => f.write_str("unix.backlog_ns"),
             Counter::SlabLinesMoved => f.write_str("slab.lines_moved"),
             Counter::SlabNs => f.write_str("slab.ns"),
+            Counter::SlabLockWaitNs => f.write_str("slab.lock_wait_ns"),
         }
     }
 }

@@ -14,6 +14,37 @@ use std::collections::VecDeque;
 use crate::cost::Moved;
 use crate::topology::{SkbSlabs, SlabCache};
 
+/// An allocation or a free as it goes: the time of what it takes from
+/// other cores (each move priced by the engine's `price`) and of its waits
+/// for a node list's lock, from `now`, when the engine starts it.
+pub(crate) struct SlabOp<'a> {
+    now: u64,
+    /// Time since `now`, ns.
+    pub elapsed: u64,
+    /// Of it, waiting for a node list's lock held by another CPU.
+    pub lock_wait: u64,
+    price: &'a mut dyn FnMut(u32, Moved) -> u64,
+}
+
+impl<'a> SlabOp<'a> {
+    pub fn new(now: u64, price: &'a mut dyn FnMut(u32, Moved) -> u64) -> Self {
+        SlabOp {
+            now,
+            elapsed: 0,
+            lock_wait: 0,
+            price,
+        }
+    }
+
+    fn moved(&mut self, from: u32, what: Moved) {
+        self.elapsed += (self.price)(from, what);
+    }
+
+    fn at(&self) -> u64 {
+        self.now + self.elapsed
+    }
+}
+
 /// No CPU: an object never freed, a line no CPU has written yet.
 const NO_CPU: u32 = u32::MAX;
 
@@ -58,8 +89,9 @@ struct CpuSlabs {
 #[derive(Debug, Clone)]
 struct NodeSlabs {
     partial: VecDeque<u32>,
-    /// The CPU that last took the list's lock.
+    /// The CPU that last took the list's lock, and when it let it go.
     lock_cpu: u32,
+    lock_free_at: u64,
 }
 
 /// One cache's slabs, objects and lists.
@@ -94,6 +126,7 @@ impl SlabCacheModel {
                 NodeSlabs {
                     partial: VecDeque::new(),
                     lock_cpu: NO_CPU,
+                    lock_free_at: 0,
                 };
                 nnodes.max(1)
             ],
@@ -112,44 +145,38 @@ impl SlabCacheModel {
     /// (get_freelist), then the CPU's partial list, then the node's
     /// (get_partial_node, which also refills the CPU's list up to half its
     /// limit), then a new slab.
-    pub fn alloc(
-        &mut self,
-        cpu: usize,
-        node: usize,
-        obj_lines: u32,
-        moved: &mut impl FnMut(u32, Moved),
-    ) -> u32 {
+    pub fn alloc(&mut self, cpu: usize, node: usize, obj_lines: u32, op: &mut SlabOp) -> u32 {
         let me = cpu as u32;
         loop {
             if let Some(obj) = self.cpus[cpu].freelist.pop() {
                 let from = self.freed_on[obj as usize];
                 if from != NO_CPU && from != me {
-                    moved(from, Moved::Object(obj_lines));
+                    op.moved(from, Moved::Object(obj_lines));
                 }
                 self.live += 1;
                 return obj;
             }
             if let Some(active) = self.cpus[cpu].active.take() {
                 if !self.slabs[active as usize].free.is_empty() {
-                    self.freeze(active, cpu, moved);
+                    self.freeze(active, cpu, op);
                     continue;
                 }
                 // Exhausted: the CPU lets it go, full, onto no list.
                 self.slabs[active as usize].place = Place::Full;
             }
             if let Some(partial) = self.cpus[cpu].partial.pop() {
-                self.freeze(partial, cpu, moved);
+                self.freeze(partial, cpu, op);
                 continue;
             }
             if !self.nodes[node].partial.is_empty() {
-                self.lock(node, me, moved);
-                let first = self.node_pop_front(node, me, moved);
-                self.touch(first, me, moved);
+                self.lock(node, me, op);
+                let first = self.node_pop_front(node, me, op);
+                self.touch(first, me, op);
                 if self.cpu_partial_slabs > 0 {
                     let mut taken = 0;
                     while !self.nodes[node].partial.is_empty() {
-                        let more = self.node_pop_front(node, me, moved);
-                        self.touch(more, me, moved);
+                        let more = self.node_pop_front(node, me, op);
+                        self.touch(more, me, op);
                         self.slabs[more as usize].place = Place::CpuPartial(me);
                         self.cpus[cpu].partial.push(more);
                         taken += 1;
@@ -158,11 +185,12 @@ impl SlabCacheModel {
                         }
                     }
                 }
-                self.freeze(first, cpu, moved);
+                self.unlock(node, op);
+                self.freeze(first, cpu, op);
                 continue;
             }
             let fresh = self.new_slab(node, me);
-            self.freeze(fresh, cpu, moved);
+            self.freeze(fresh, cpu, op);
         }
     }
 
@@ -172,7 +200,7 @@ impl SlabCacheModel {
     /// slab's line); a slab that was full goes onto this CPU's partial
     /// list (put_cpu_partial), and one on its node's list that empties is
     /// given back while the node keeps `min_partial` others.
-    pub fn free(&mut self, cpu: usize, obj: u32, moved: &mut impl FnMut(u32, Moved)) {
+    pub fn free(&mut self, cpu: usize, obj: u32, op: &mut SlabOp) {
         let me = cpu as u32;
         let slab = obj / self.objs_per_slab;
         self.freed_on[obj as usize] = me;
@@ -181,21 +209,22 @@ impl SlabCacheModel {
             self.cpus[cpu].freelist.push(obj);
             return;
         }
-        self.touch(slab, me, moved);
+        self.touch(slab, me, op);
         let s = &mut self.slabs[slab as usize];
         s.free.push(obj);
         s.inuse -= 1;
         match s.place {
             Place::Active(_) | Place::CpuPartial(_) => {}
-            Place::Full => self.put_cpu_partial(slab, cpu, moved),
+            Place::Full => self.put_cpu_partial(slab, cpu, op),
             Place::NodePartial => {
                 if s.inuse == 0 {
                     let node = s.node;
-                    self.lock(node, me, moved);
+                    self.lock(node, me, op);
                     if self.nodes[node].partial.len() >= self.min_partial {
-                        self.node_remove(node, slab, me, moved);
+                        self.node_remove(node, slab, me, op);
                         self.discard(slab);
                     }
+                    self.unlock(node, op);
                 }
             }
             Place::Discarded => unreachable!("an object of a discarded slab was live"),
@@ -205,7 +234,7 @@ impl SlabCacheModel {
     /// put_cpu_partial with drain: a full list first goes to the node
     /// lists (__put_partials, newest first, each to its node's tail; an
     /// empty slab is given back while the node keeps `min_partial`).
-    fn put_cpu_partial(&mut self, slab: u32, cpu: usize, moved: &mut impl FnMut(u32, Moved)) {
+    fn put_cpu_partial(&mut self, slab: u32, cpu: usize, op: &mut SlabOp) {
         let me = cpu as u32;
         if !self.cpus[cpu].partial.is_empty()
             && self.cpus[cpu].partial.len() >= self.cpu_partial_slabs
@@ -215,18 +244,24 @@ impl SlabCacheModel {
             for &s in spill.iter().rev() {
                 let node = self.slabs[s as usize].node;
                 if locked != Some(node) {
-                    self.lock(node, me, moved);
+                    if let Some(held) = locked {
+                        self.unlock(held, op);
+                    }
+                    self.lock(node, me, op);
                     locked = Some(node);
                 }
-                self.touch(s, me, moved);
+                self.touch(s, me, op);
                 if self.slabs[s as usize].inuse == 0
                     && self.nodes[node].partial.len() >= self.min_partial
                 {
                     self.discard(s);
                 } else {
                     self.slabs[s as usize].place = Place::NodePartial;
-                    self.node_push_back(node, s, me, moved);
+                    self.node_push_back(node, s, me, op);
                 }
+            }
+            if let Some(held) = locked {
+                self.unlock(held, op);
             }
             // Keep the list's allocation for the next round.
             let mut spill = spill;
@@ -239,41 +274,29 @@ impl SlabCacheModel {
 
     /// list_del of the node list's first slab: the next one's back pointer
     /// (its line) now points at the list head. Under the list's lock.
-    fn node_pop_front(&mut self, node: usize, cpu: u32, moved: &mut impl FnMut(u32, Moved)) -> u32 {
+    fn node_pop_front(&mut self, node: usize, cpu: u32, op: &mut SlabOp) -> u32 {
         let first = self.nodes[node]
             .partial
             .pop_front()
             .expect("a slab on the list");
         if let Some(&next) = self.nodes[node].partial.front() {
-            self.touch(next, cpu, moved);
+            self.touch(next, cpu, op);
         }
         first
     }
 
     /// list_add_tail: the old tail's forward pointer (its line) now points
     /// at `slab`. Under the list's lock.
-    fn node_push_back(
-        &mut self,
-        node: usize,
-        slab: u32,
-        cpu: u32,
-        moved: &mut impl FnMut(u32, Moved),
-    ) {
+    fn node_push_back(&mut self, node: usize, slab: u32, cpu: u32, op: &mut SlabOp) {
         if let Some(&tail) = self.nodes[node].partial.back() {
-            self.touch(tail, cpu, moved);
+            self.touch(tail, cpu, op);
         }
         self.nodes[node].partial.push_back(slab);
     }
 
     /// list_del of `slab` wherever it is: both neighbours' lines. Under the
     /// list's lock.
-    fn node_remove(
-        &mut self,
-        node: usize,
-        slab: u32,
-        cpu: u32,
-        moved: &mut impl FnMut(u32, Moved),
-    ) {
+    fn node_remove(&mut self, node: usize, slab: u32, cpu: u32, op: &mut SlabOp) {
         let list = &self.nodes[node].partial;
         let Some(at) = list.iter().position(|&x| x == slab) else {
             return;
@@ -281,14 +304,14 @@ impl SlabCacheModel {
         let before = at.checked_sub(1).map(|i| list[i]);
         let after = list.get(at + 1).copied();
         for n in before.into_iter().chain(after) {
-            self.touch(n, cpu, moved);
+            self.touch(n, cpu, op);
         }
         self.nodes[node].partial.remove(at);
     }
 
     /// The slab becomes `cpu`'s active one, its own freelist the CPU's.
-    fn freeze(&mut self, slab: u32, cpu: usize, moved: &mut impl FnMut(u32, Moved)) {
-        self.touch(slab, cpu as u32, moved);
+    fn freeze(&mut self, slab: u32, cpu: usize, op: &mut SlabOp) {
+        self.touch(slab, cpu as u32, op);
         let s = &mut self.slabs[slab as usize];
         s.place = Place::Active(cpu as u32);
         s.inuse += s.free.len() as u32;
@@ -338,21 +361,34 @@ impl SlabCacheModel {
     }
 
     /// `cpu` writes the slab's own line.
-    fn touch(&mut self, slab: u32, cpu: u32, moved: &mut impl FnMut(u32, Moved)) {
+    fn touch(&mut self, slab: u32, cpu: u32, op: &mut SlabOp) {
         let line = &mut self.slabs[slab as usize].line_cpu;
         if *line != NO_CPU && *line != cpu {
-            moved(*line, Moved::Line);
+            op.moved(*line, Moved::Line);
         }
         *line = cpu;
     }
 
-    /// `cpu` takes the node list's lock.
-    fn lock(&mut self, node: usize, cpu: u32, moved: &mut impl FnMut(u32, Moved)) {
-        let lock = &mut self.nodes[node].lock_cpu;
-        if *lock != NO_CPU && *lock != cpu {
-            moved(*lock, Moved::Line);
+    /// `cpu` takes the node list's lock: it spins while another CPU holds
+    /// it (spin_lock_irqsave), then takes the lock's line.
+    fn lock(&mut self, node: usize, cpu: u32, op: &mut SlabOp) {
+        let n = &mut self.nodes[node];
+        let (holder, free_at) = (n.lock_cpu, n.lock_free_at);
+        n.lock_cpu = cpu;
+        let at = op.at();
+        if free_at > at {
+            op.lock_wait += free_at - at;
+            op.elapsed += free_at - at;
         }
-        *lock = cpu;
+        if holder != NO_CPU && holder != cpu {
+            op.moved(holder, Moved::Line);
+        }
+    }
+
+    /// `cpu` lets the node list's lock go: whoever takes it next waits
+    /// until now.
+    fn unlock(&mut self, node: usize, op: &SlabOp) {
+        self.nodes[node].lock_free_at = op.at();
     }
 
     /// Every object is in one place, and `live` counts those allocated.
@@ -425,14 +461,8 @@ impl SkbAllocator {
     }
 
     /// Allocates a `bytes`-byte message's skb on `cpu`.
-    pub fn alloc(
-        &mut self,
-        cpu: usize,
-        node: usize,
-        bytes: u64,
-        moved: &mut impl FnMut(u32, Moved),
-    ) -> SkbObjects {
-        let head = self.head.alloc(cpu, node, self.head_lines, moved);
+    pub fn alloc(&mut self, cpu: usize, node: usize, bytes: u64, op: &mut SlabOp) -> SkbObjects {
+        let head = self.head.alloc(cpu, node, self.head_lines, op);
         let linear = bytes.min(SKB_MAX_LINEAR);
         let size = linear.div_ceil(64) * 64 + SKB_SHINFO_BYTES;
         let fits = self
@@ -449,7 +479,7 @@ impl SkbAllocator {
         // The data's lines and skb_shared_info's first (dataref,
         // nr_frags), which __alloc_skb initialises.
         let lines = linear.div_ceil(64) as u32 + 1;
-        let data = self.data[i].1.alloc(cpu, node, lines, moved);
+        let data = self.data[i].1.alloc(cpu, node, lines, op);
         SkbObjects {
             head,
             data_cache: i as u32,
@@ -458,10 +488,10 @@ impl SkbAllocator {
     }
 
     /// Frees a consumed skb on `cpu`.
-    pub fn free(&mut self, cpu: usize, skb: SkbObjects, moved: &mut impl FnMut(u32, Moved)) {
-        self.head.free(cpu, skb.head, moved);
+    pub fn free(&mut self, cpu: usize, skb: SkbObjects, op: &mut SlabOp) {
+        self.head.free(cpu, skb.head, op);
         if let Some((_, cache)) = self.data.get_mut(skb.data_cache as usize) {
-            cache.free(cpu, skb.data, moved);
+            cache.free(cpu, skb.data, op);
         }
     }
 
@@ -494,8 +524,14 @@ mod tests {
         SlabCacheModel::new(&spec, 2, 1)
     }
 
-    fn no_moves() -> impl FnMut(u32, Moved) {
-        |from, what| panic!("{what:?} moved from CPU {from}")
+    /// An operation that must move nothing.
+    fn none() -> SlabOp<'static> {
+        SlabOp::new(
+            0,
+            Box::leak(Box::new(|from, what| -> u64 {
+                panic!("{what:?} moved from CPU {from}")
+            })),
+        )
     }
 
     /// slub_set_cpu_partial (6.x): the per-CPU list holds
@@ -514,11 +550,11 @@ mod tests {
         let mut live = Vec::new();
         for round in 0..50 {
             for _ in 0..(round % 7 + 3) {
-                live.push(c.alloc(0, 0, 4, &mut no_moves()));
+                live.push(c.alloc(0, 0, 4, &mut none()));
             }
             while live.len() > 2 {
                 let o = live.remove(0);
-                c.free(0, o, &mut no_moves());
+                c.free(0, o, &mut none());
             }
             c.check().unwrap();
         }
@@ -529,23 +565,38 @@ mod tests {
     #[test]
     fn an_object_freed_on_another_cpu_brings_its_lines() {
         let mut c = cache(2);
-        let a = c.alloc(0, 0, 4, &mut no_moves());
-        let b = c.alloc(0, 0, 4, &mut no_moves());
+        let a = c.alloc(0, 0, 4, &mut none());
+        let b = c.alloc(0, 0, 4, &mut none());
         // CPU 1 frees b into CPU 0's active slab (a remote free): the
         // slab's line goes to CPU 1.
         let mut moves = Vec::new();
-        c.free(1, b, &mut |f, l| moves.push((f, l)));
+        c.free(
+            1,
+            b,
+            &mut SlabOp::new(0, &mut |f, l| {
+                moves.push((f, l));
+                0
+            }),
+        );
         assert_eq!(moves, vec![(0, Moved::Line)]);
         // CPU 0 uses up its freelist, then takes the slab's own freelist
         // (the line back from CPU 1) and reuses b: its 4 lines from CPU 1.
         let mut moves = Vec::new();
         let mut got = Vec::new();
         for _ in 0..3 {
-            got.push(c.alloc(0, 0, 4, &mut |f, l| moves.push((f, l))));
+            got.push(c.alloc(
+                0,
+                0,
+                4,
+                &mut SlabOp::new(0, &mut |f, l| {
+                    moves.push((f, l));
+                    0
+                }),
+            ));
         }
         assert!(got.contains(&b), "{got:?}");
         assert_eq!(moves, vec![(1, Moved::Line), (1, Moved::Object(4))]);
-        c.free(0, a, &mut no_moves());
+        c.free(0, a, &mut none());
         c.check().unwrap();
     }
 
@@ -557,18 +608,26 @@ mod tests {
     fn a_full_cpu_list_spills_to_the_node_and_another_cpu_takes_it() {
         let mut c = cache(2); // one slab a CPU
                               // CPU 0 fills three slabs (4 objects each) and lets them go full.
-        let objs: Vec<u32> = (0..12).map(|_| c.alloc(0, 0, 4, &mut no_moves())).collect();
+        let objs: Vec<u32> = (0..12).map(|_| c.alloc(0, 0, 4, &mut none())).collect();
         // Freeing one object of the first slab puts it on CPU 0's list;
         // one of the second finds the list full: the first goes to the node.
-        c.free(0, objs[0], &mut no_moves());
+        c.free(0, objs[0], &mut none());
         assert_eq!(c.cpus[0].partial, vec![0]);
-        c.free(0, objs[4], &mut no_moves());
+        c.free(0, objs[4], &mut none());
         assert_eq!(c.cpus[0].partial, vec![1]);
         assert_eq!(c.nodes[0].partial, VecDeque::from([0]));
         // CPU 1 has no slab: it takes slab 0 from the node (the lock and
         // the slab's line from CPU 0), and objs[0]'s 4 lines.
         let mut moves = Vec::new();
-        let got = c.alloc(1, 0, 4, &mut |f, l| moves.push((f, l)));
+        let got = c.alloc(
+            1,
+            0,
+            4,
+            &mut SlabOp::new(0, &mut |f, l| {
+                moves.push((f, l));
+                0
+            }),
+        );
         assert_eq!(got, objs[0]);
         assert_eq!(
             moves,
@@ -584,30 +643,30 @@ mod tests {
     fn an_empty_node_slab_is_given_back_only_above_min_partial() {
         let mut c = cache(0); // every partial slab spills at once
                               // Slabs 0, 1, 2 full, slab 3 CPU 0's active one.
-        let objs: Vec<u32> = (0..13).map(|_| c.alloc(0, 0, 4, &mut no_moves())).collect();
+        let objs: Vec<u32> = (0..13).map(|_| c.alloc(0, 0, 4, &mut none())).collect();
         // Slabs 0, 1, 2 get a free each: with a limit of 0 each one pushes
         // the one before to the node.
         for &o in &[objs[0], objs[4], objs[8]] {
-            c.free(0, o, &mut no_moves());
+            c.free(0, o, &mut none());
         }
         assert_eq!(c.nodes[0].partial, VecDeque::from([0, 1]));
         assert_eq!(c.cpus[0].partial, vec![2]);
         // Emptying slab 0 (the node holds 2, at least min_partial 1): given back.
         for &o in &objs[1..4] {
-            c.free(0, o, &mut no_moves());
+            c.free(0, o, &mut none());
         }
         assert_eq!(c.nodes[0].partial, VecDeque::from([1]));
         assert_eq!(c.discarded, vec![0]);
         // Emptying slab 1 (the node holds 1, still min_partial): given back.
         for &o in &objs[5..8] {
-            c.free(0, o, &mut no_moves());
+            c.free(0, o, &mut none());
         }
         assert!(c.nodes[0].partial.is_empty());
         c.check().unwrap();
         // A new slab reuses a given-back id, its objects fresh.
-        let again = c.alloc(1, 0, 4, &mut no_moves());
+        let again = c.alloc(1, 0, 4, &mut none());
         assert!(again < 8, "{again}");
-        c.free(1, again, &mut no_moves());
+        c.free(1, again, &mut none());
         c.check().unwrap();
     }
 
@@ -623,15 +682,38 @@ mod tests {
             min_partial: 5,
         };
         let mut c = SlabCacheModel::new(&spec, 2, 1);
-        let objs: Vec<u32> = (0..9).map(|_| c.alloc(0, 0, 4, &mut no_moves())).collect();
-        c.free(0, objs[0], &mut no_moves());
-        c.free(0, objs[4], &mut no_moves()); // slab 0 to the node
+        let objs: Vec<u32> = (0..9).map(|_| c.alloc(0, 0, 4, &mut none())).collect();
+        c.free(0, objs[0], &mut none());
+        c.free(0, objs[4], &mut none()); // slab 0 to the node
         for &o in &objs[1..4] {
-            c.free(0, o, &mut no_moves());
+            c.free(0, o, &mut none());
         }
         assert_eq!(c.nodes[0].partial, VecDeque::from([0]));
         assert!(c.discarded.is_empty());
         c.check().unwrap();
+    }
+
+    /// spin_lock on a node list held by another CPU waits until it is
+    /// let go, then takes the lock's line; the holder's own next take
+    /// waits for nothing.
+    #[test]
+    fn a_node_lock_held_by_another_cpu_is_waited_for() {
+        let mut c = cache(2);
+        let mut price = |_, _| 60;
+        let mut holder = SlabOp::new(1_000, &mut price);
+        c.lock(0, 0, &mut holder);
+        holder.elapsed += 500; // the work under the lock
+        c.unlock(0, &holder);
+        let mut price = |_, _| 60;
+        let mut waiter = SlabOp::new(1_200, &mut price);
+        c.lock(0, 1, &mut waiter);
+        assert_eq!(waiter.lock_wait, 300);
+        assert_eq!(waiter.elapsed, 300 + 60);
+        c.unlock(0, &waiter);
+        let mut price = |_, _| 60;
+        let mut later = SlabOp::new(5_000, &mut price);
+        c.lock(0, 1, &mut later);
+        assert_eq!((later.lock_wait, later.elapsed), (0, 0));
     }
 
     /// The skb's data comes from the smallest kmalloc cache that holds its
@@ -650,15 +732,15 @@ mod tests {
             data: vec![cache("kmalloc-512", 512), cache("kmalloc-1k", 1024)],
         };
         let mut a = SkbAllocator::new(&spec, 1, 1);
-        let small = a.alloc(0, 0, 100, &mut no_moves()); // 128 + 320 = 448
+        let small = a.alloc(0, 0, 100, &mut none()); // 128 + 320 = 448
         assert_eq!(small.data_cache, 0);
-        let mid = a.alloc(0, 0, 200, &mut no_moves()); // 256 + 320 = 576
+        let mid = a.alloc(0, 0, 200, &mut none()); // 256 + 320 = 576
         assert_eq!(mid.data_cache, 1);
-        let big = a.alloc(0, 0, 4000, &mut no_moves());
+        let big = a.alloc(0, 0, 4000, &mut none());
         assert_eq!(big.data_cache, u32::MAX);
         assert_eq!(a.live(), 3);
         for skb in [small, mid, big] {
-            a.free(0, skb, &mut no_moves());
+            a.free(0, skb, &mut none());
         }
         assert_eq!(a.live(), 0);
         a.check().unwrap();

@@ -6,6 +6,7 @@
 use super::channel::{Reader, Room, WakeWriters};
 use super::cpu::SegKind;
 use super::interp::Flow;
+use super::slab::SlabOp;
 use super::task::{Pending, Wait};
 use super::Sim;
 use crate::counters::Counter;
@@ -220,25 +221,29 @@ impl Sim {
     }
 
     /// An AF_UNIX write's skb, allocated on `cpu` for `task` (machines with
-    /// `skb_slabs`): the time of the lines it takes from other cores.
+    /// `skb_slabs`): the time of the lines it takes from other cores and
+    /// of its waits for a node list's lock.
     fn alloc_skb(&mut self, cpu: usize, task: usize, bytes: u64) -> u64 {
         let Some(slabs) = self.skb_slabs.as_mut() else {
             return 0;
         };
         let (topo, cost) = (&self.topo, &self.cost);
-        let (mut lines, mut ns) = (0, 0);
-        let skb = slabs.alloc(cpu, topo.cpus[cpu].node, bytes, &mut |from, what| {
-            let (n, t) = cost.slab_moved(topo, from as usize, cpu, what);
+        let mut lines = 0;
+        let mut price = |from: u32, what| {
+            let (n, ns) = cost.slab_moved(topo, from as usize, cpu, what);
             lines += n;
-            ns += t;
-        });
+            ns
+        };
+        let mut op = SlabOp::new(self.now, &mut price);
+        let skb = slabs.alloc(cpu, topo.cpus[cpu].node, bytes, &mut op);
+        let (ns, wait) = (op.elapsed, op.lock_wait);
         self.tasks[task].prog.skb = Some(skb);
-        self.count_slab_lines(lines, ns);
+        self.count_slab(lines, ns, wait);
         ns
     }
 
     /// A read of `take` bytes on `cpu` frees the skbs it consumes whole:
-    /// the time of the lines that takes from other cores.
+    /// the time that takes, as for [`Self::alloc_skb`].
     fn free_skbs(&mut self, cpu: usize, chan: usize, take: u64) -> u64 {
         let Some(slabs) = self.skb_slabs.as_mut() else {
             return 0;
@@ -246,22 +251,26 @@ impl Sim {
         self.freed_skbs.clear();
         self.chans[chan].consume_skbs(take, &mut self.freed_skbs);
         let (topo, cost) = (&self.topo, &self.cost);
-        let (mut lines, mut ns) = (0, 0);
+        let mut lines = 0;
+        let mut price = |from: u32, what| {
+            let (n, ns) = cost.slab_moved(topo, from as usize, cpu, what);
+            lines += n;
+            ns
+        };
+        let mut op = SlabOp::new(self.now, &mut price);
         for &skb in &self.freed_skbs {
-            slabs.free(cpu, skb, &mut |from, what| {
-                let (n, t) = cost.slab_moved(topo, from as usize, cpu, what);
-                lines += n;
-                ns += t;
-            });
+            slabs.free(cpu, skb, &mut op);
         }
-        self.count_slab_lines(lines, ns);
+        let (ns, wait) = (op.elapsed, op.lock_wait);
+        self.count_slab(lines, ns, wait);
         ns
     }
 
-    fn count_slab_lines(&mut self, lines: u64, ns: u64) {
-        if lines > 0 {
+    fn count_slab(&mut self, lines: u64, ns: u64, wait: u64) {
+        if ns > 0 {
             self.counters.add(Counter::SlabLinesMoved, lines);
             self.counters.add(Counter::SlabNs, ns);
+            self.counters.add(Counter::SlabLockWaitNs, wait);
         }
     }
 
