@@ -53,6 +53,7 @@ pub enum Moved {
     /// misses overlap.
     Object(u32),
 }
+
 /// Lines an AF_UNIX write pulls back after its peer read on another CPU:
 /// its socket's sk_wmem_alloc (skb_set_owner_w's atomic; the reader's
 /// sock_wfree wrote it) and the peer's wait-queue word sock_def_readable

@@ -6,7 +6,7 @@
 use super::channel::{Reader, Room, WakeWriters};
 use super::cpu::SegKind;
 use super::interp::Flow;
-use super::slab::SlabOp;
+use super::slab::{SkbAllocator, SlabOp};
 use super::task::{Pending, Wait};
 use super::Sim;
 use crate::counters::Counter;
@@ -224,54 +224,61 @@ impl Sim {
     /// `skb_slabs`): the time of the lines it takes from other cores and
     /// of its waits for a node list's lock.
     fn alloc_skb(&mut self, cpu: usize, task: usize, bytes: u64) -> u64 {
-        let Some(slabs) = self.skb_slabs.as_mut() else {
+        let node = self.topo.cpus[cpu].node;
+        let Some((skb, ns)) = self.slab_op(cpu, |slabs, op| slabs.alloc(cpu, node, bytes, op))
+        else {
             return 0;
         };
-        let (topo, cost) = (&self.topo, &self.cost);
-        let mut lines = 0;
-        let mut price = |from: u32, what| {
-            let (n, ns) = cost.slab_moved(topo, from as usize, cpu, what);
-            lines += n;
-            ns
-        };
-        let mut op = SlabOp::new(self.now, &mut price);
-        let skb = slabs.alloc(cpu, topo.cpus[cpu].node, bytes, &mut op);
-        let (ns, wait) = (op.elapsed, op.lock_wait);
         self.tasks[task].prog.skb = Some(skb);
-        self.count_slab(lines, ns, wait);
         ns
     }
 
     /// A read of `take` bytes on `cpu` frees the skbs it consumes whole:
     /// the time that takes, as for [`Self::alloc_skb`].
     fn free_skbs(&mut self, cpu: usize, chan: usize, take: u64) -> u64 {
-        let Some(slabs) = self.skb_slabs.as_mut() else {
+        if self.skb_slabs.is_none() {
             return 0;
-        };
-        self.freed_skbs.clear();
-        self.chans[chan].consume_skbs(take, &mut self.freed_skbs);
-        let (topo, cost) = (&self.topo, &self.cost);
-        let mut lines = 0;
-        let mut price = |from: u32, what| {
-            let (n, ns) = cost.slab_moved(topo, from as usize, cpu, what);
-            lines += n;
-            ns
-        };
-        let mut op = SlabOp::new(self.now, &mut price);
-        for &skb in &self.freed_skbs {
-            slabs.free(cpu, skb, &mut op);
         }
-        let (ns, wait) = (op.elapsed, op.lock_wait);
-        self.count_slab(lines, ns, wait);
-        ns
+        let mut freed = std::mem::take(&mut self.freed_skbs);
+        freed.clear();
+        self.chans[chan].consume_skbs(take, &mut freed);
+        let done = self.slab_op(cpu, |slabs, op| {
+            for &skb in &freed {
+                slabs.free(cpu, skb, op);
+            }
+        });
+        self.freed_skbs = freed;
+        done.map_or(0, |(_, ns)| ns)
     }
 
-    fn count_slab(&mut self, lines: u64, ns: u64, wait: u64) {
+    /// Runs `work` on the skb caches as one operation of `cpu`'s, from
+    /// now: what it returns and its time (each line from another core at
+    /// `cost::slab_moved`'s price, and the lock waits), counted. None on a
+    /// machine without the caches.
+    fn slab_op<R>(
+        &mut self,
+        cpu: usize,
+        work: impl FnOnce(&mut SkbAllocator, &mut SlabOp) -> R,
+    ) -> Option<(R, u64)> {
+        let slabs = self.skb_slabs.as_mut()?;
+        let (topo, cost) = (&self.topo, &self.cost);
+        let mut lines = 0;
+        let (out, ns, wait) = {
+            let mut price = |from: u32, what| {
+                let (n, ns) = cost.slab_moved(topo, from as usize, cpu, what);
+                lines += n;
+                ns
+            };
+            let mut op = SlabOp::new(self.now, &mut price);
+            let out = work(slabs, &mut op);
+            (out, op.elapsed, op.lock_wait)
+        };
         if ns > 0 {
             self.counters.add(Counter::SlabLinesMoved, lines);
             self.counters.add(Counter::SlabNs, ns);
             self.counters.add(Counter::SlabLockWaitNs, wait);
         }
+        Some((out, ns))
     }
 
     /// Whether blocked `task` waits in poll(2): its read is then woken by
