@@ -7,7 +7,8 @@
 //! freed it wrote them), a slab's own line (its freelist and counters,
 //! written by every CPU that frees into it or takes it), and the node
 //! list's lock. The model reports each move (from which CPU, how many
-//! lines); the engine prices them (`cost::Cost::lines_moved`).
+//! lines), which the engine prices (`cost::CostModel::slab_moved`), and
+//! the waits for a node list's lock another CPU holds.
 
 use std::collections::VecDeque;
 
@@ -139,8 +140,9 @@ impl SlabCacheModel {
     }
 
     /// Allocates an object on `cpu` (of `node`); `obj_lines` of it are
-    /// written by the allocation and its user. Reports each move of lines
-    /// from another CPU's cache to `moved(from, lines)`. ___slab_alloc:
+    /// written by the allocation and its user. `op` gets the time of each
+    /// line taken from another CPU's cache and of any wait for a node
+    /// list's lock. ___slab_alloc:
     /// the per-CPU freelist, then the active slab's own freelist
     /// (get_freelist), then the CPU's partial list, then the node's
     /// (get_partial_node, which also refills the CPU's list up to half its
@@ -194,7 +196,7 @@ impl SlabCacheModel {
         }
     }
 
-    /// Frees `obj` on `cpu`, reporting moves as [`Self::alloc`] does.
+    /// Frees `obj` on `cpu`, its time in `op` as [`Self::alloc`]'s.
     /// do_slab_free's fast path into the CPU's active slab, else
     /// __slab_free: the object joins its slab's freelist (a write of the
     /// slab's line); a slab that was full goes onto this CPU's partial
