@@ -120,7 +120,11 @@ impl Sim {
         let kind = ch.kind();
         let take = taken.bytes;
         let from = (taken.writer_cpu.unwrap_or(cpu), taken.data_cpu);
-        let skbs = self.free_skbs(cpu, chan, take);
+        let skbs = if kind == ChannelKind::Unix {
+            self.free_skbs(cpu, chan, take)
+        } else {
+            0
+        };
         // Read on the core that wrote it: from its own caches, as far as
         // the backlog left it there (from another core, `read_transfer`).
         let backlog_ns = if backlog > 0
