@@ -7,6 +7,7 @@
 
 mod calibrate;
 mod commands;
+mod exits;
 mod failure;
 mod machine_arg;
 mod run;

@@ -5,6 +5,7 @@
 //! running kernel; and whether each A/B change goes the same way in both.
 
 use crate::calibrate::{self, measure};
+use crate::exits::{self, ExitCost};
 use rayon::prelude::*;
 use schedlab::experiment::{self, Experiment};
 use schedlab::policy::Era;
@@ -27,6 +28,9 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// Also write the report as a record (JSON) to this file.
     pub record: Option<String>,
+    /// Measure the tools' child exits and simulate them (hackbench and
+    /// messaging time their children's exits).
+    pub exits: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -97,6 +101,10 @@ pub struct Report {
     /// The schedlab that made it.
     #[serde(default)]
     schedlab: String,
+    /// The tools' child exits, measured and simulated (none in records
+    /// from before they were, or where perf sched record cannot trace).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    exits: Vec<ExitCost>,
 }
 
 impl Report {
@@ -310,6 +318,57 @@ fn hack(g: u64, loops: u64, pipe: bool, threads: bool) -> Case {
     }
 }
 
+/// Each tool's and mode's child exit (hackbench or perf bench sched
+/// messaging, processes or threads), traced once at one group and one
+/// loop, set on every case that runs it. A probe that fails is said on
+/// stderr and leaves its cases without exits.
+fn measure_exits(cases: &mut [Case], usable: &[&str]) -> Vec<ExitCost> {
+    let mut found = Vec::new();
+    for (tool, comm, base) in [
+        ("hackbench", "hackbench", &["-g", "1", "-l", "1"][..]),
+        (
+            "perf",
+            "sched-messaging",
+            &["bench", "sched", "messaging", "-g", "1", "-l", "1"][..],
+        ),
+    ] {
+        if !usable.contains(&tool) {
+            continue;
+        }
+        for threads in [false, true] {
+            let mut args = base.to_vec();
+            if threads {
+                args.push(if tool == "perf" { "-t" } else { "-T" });
+            }
+            let cost = match exits::measure(tool, &args, comm) {
+                Ok(cost) => cost,
+                Err(e) => {
+                    eprintln!("validate: not simulating {tool}'s exits: {e}");
+                    continue;
+                }
+            };
+            eprintln!(
+                "validate: {}: a child's exit takes {} us (median of {})",
+                cost.command, cost.exit_us, cost.children
+            );
+            set_exits(cases, tool, threads, cost.exit_us);
+            found.push(cost);
+        }
+    }
+    found
+}
+
+/// Every case of hackbench's shape that `tool` runs (hackbench itself, or
+/// perf's messaging), in processes or threads, simulates its children's
+/// exits at `exit_us`.
+fn set_exits(cases: &mut [Case], tool: &str, threads: bool, exit_us: u64) {
+    for c in cases.iter_mut() {
+        if c.tool == tool && c.bench["kind"] == "hackbench" && c.bench["threads"] == threads {
+            c.bench["exit_us"] = exit_us.into();
+        }
+    }
+}
+
 /// The number a tool prints: usecs/op for perf's pipe, MB/sec for tbench,
 /// seconds otherwise.
 fn parse(tool: &str, args: &[String], out: &str) -> Option<f64> {
@@ -504,7 +563,12 @@ pub fn run(o: &Options) -> Result<String, String> {
             }
         }
     }
-    let cases = cases(o);
+    let mut cases = cases(o);
+    let exits = if o.exits && usable.contains(&"perf") {
+        measure_exits(&mut cases, &usable)
+    } else {
+        Vec::new()
+    };
 
     // The simulations, in parallel.
     let mut exps = Vec::new();
@@ -645,6 +709,7 @@ pub fn run(o: &Options) -> Result<String, String> {
         skipped,
         machine_spec: Some(spec),
         schedlab: format!("schedlab {}", env!("CARGO_PKG_VERSION")),
+        exits,
     };
     if let Some(path) = &o.record {
         let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n";
@@ -797,6 +862,19 @@ fn text(r: &Report) -> String {
             ratios.len()
         ));
     }
+    if !r.exits.is_empty() {
+        out.push_str(&format!(
+            "\n{:<50} {:>10}\n",
+            "a child's exit, simulated (perf sched record)", "us"
+        ));
+        for e in &r.exits {
+            out.push_str(&format!(
+                "{:<50} {:>10}\n",
+                format!("{} ({} children)", e.command, e.children),
+                e.exit_us
+            ));
+        }
+    }
     let with_ipis: Vec<&Row> = r
         .rows
         .iter()
@@ -934,6 +1012,11 @@ mod tests {
             }],
             machine_spec: Some(spec.clone()),
             schedlab: "schedlab 0.1.0".into(),
+            exits: vec![ExitCost {
+                command: "hackbench -g 1 -l 1".into(),
+                exit_us: 152,
+                children: 41,
+            }],
         };
         let json = serde_json::to_string_pretty(&report).unwrap();
         let back = Report::from_json(&json).unwrap();
@@ -952,6 +1035,11 @@ mod tests {
             1
         );
         assert!(
+            text.lines()
+                .any(|l| l.starts_with("hackbench -g 1 -l 1 (41 children)") && l.ends_with(" 152")),
+            "{text}"
+        );
+        assert!(
             text.contains("1 of 2 rows within a third of real (sim/real 0.75..1.33)"),
             "{text}"
         );
@@ -962,6 +1050,49 @@ mod tests {
         assert!(Report::from_json("{}")
             .unwrap_err()
             .starts_with("not a validate record: "));
+    }
+
+    #[test]
+    fn a_tools_exit_goes_to_its_own_cases_in_its_own_mode() {
+        let o = Options {
+            machine: None,
+            runs: 1,
+            pipe_loops: 10,
+            loops: 10,
+            tbench_secs: 1,
+            groups: vec![1, 2],
+            era: None,
+            quick: true,
+            json: false,
+            jobs: None,
+            record: None,
+            exits: true,
+        };
+        let mut cases = cases(&o);
+        set_exits(&mut cases, "perf", false, 900);
+        set_exits(&mut cases, "hackbench", true, 40);
+        let exit_of = |c: &Case| c.bench.get("exit_us").and_then(|v| v.as_u64());
+        for c in &cases {
+            let want = match (
+                c.tool,
+                c.bench["kind"].as_str(),
+                c.bench["threads"].as_bool(),
+            ) {
+                ("perf", Some("hackbench"), Some(false)) => Some(900),
+                ("hackbench", _, Some(true)) => Some(40),
+                _ => None,
+            };
+            assert_eq!(exit_of(c), want, "{}", c.name);
+        }
+        // perf's messaging in processes, pipes and sockets; hackbench -T.
+        assert_eq!(cases.iter().filter(|c| exit_of(c) == Some(900)).count(), 2);
+        assert_eq!(cases.iter().filter(|c| exit_of(c) == Some(40)).count(), 1);
+        // Each such case still makes an experiment the simulator takes.
+        for c in cases.iter().filter(|c| exit_of(c).is_some()) {
+            let b: schedlab::workload::bench::Benchmark =
+                serde_json::from_value(c.bench.clone()).unwrap();
+            b.build().unwrap();
+        }
     }
 
     /// The CAL and RES rows, every CPU's column, nothing else (the rows'

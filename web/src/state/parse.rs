@@ -81,6 +81,7 @@ pub(super) fn param_value(
     let current = schedlab::json_path::value_of(bench)[name].clone();
     let t = text.trim();
     Ok(match current {
+        _ if info.optional && t.is_empty() => serde_json::Value::Null,
         serde_json::Value::Number(_) => parse_u64(t)?.into(),
         serde_json::Value::Bool(_) => match t {
             "true" | "on" | "1" => true.into(),
@@ -95,7 +96,13 @@ pub(super) fn param_value(
                 ))
             }
         },
-        _ if info.optional && t.is_empty() => serde_json::Value::Null,
+        // An unset optional parameter has no value to take the type from:
+        // a number if the workload takes one (exit_us, a custom run's
+        // duration_ms), else text (an affinity such as "3").
+        serde_json::Value::Null => match parse_u64(t) {
+            Ok(n) if bench.with_param(name, &n.into()).is_ok() => n.into(),
+            _ => t.into(),
+        },
         _ => t.into(),
     })
 }

@@ -7,6 +7,18 @@ fn edit(ed: Editor, action: Edit) -> Editor {
     (*Rc::new(ed).reduce(action)).clone()
 }
 
+/// The workload's parameter `name` typed as `text`.
+fn param(ed: Editor, name: &str, text: &str) -> Editor {
+    edit(
+        ed,
+        WorkloadEdit::Param {
+            name: name.into(),
+            text: text.into(),
+        }
+        .into(),
+    )
+}
+
 #[test]
 fn presets_load_valid_and_unedited() {
     for name in presets::names() {
@@ -79,18 +91,32 @@ fn unparsable_text_stays_at_its_field_and_blocks_run() {
 }
 
 #[test]
+fn an_unset_optional_number_is_typed_as_a_number_and_cleared_by_emptying() {
+    let ed = Editor::preset("waweight-hackbench-20");
+    let exits = param(ed.clone(), "exit_us", "150");
+    assert!(exits.is_valid(), "{:?}", exits.invalid);
+    assert_eq!(
+        schedlab::json_path::value_of(&exits.experiment.workload)["exit_us"],
+        150
+    );
+    let bad = param(exits.clone(), "exit_us", "soon");
+    assert!(!bad.is_valid());
+    assert!(bad.error_at(&FieldId::Param("exit_us".into())).is_some());
+    let cleared = param(exits, "exit_us", "");
+    assert!(cleared.is_valid(), "{:?}", cleared.invalid);
+    assert_eq!(cleared.experiment, ed.experiment);
+    // An affinity that looks like a number stays the CPU list it is.
+    let pinned = param(ed, "affinity", "3");
+    assert!(pinned.is_valid(), "{:?}", pinned.invalid);
+    assert_eq!(
+        schedlab::json_path::value_of(&pinned.experiment.workload)["affinity"],
+        "3"
+    );
+}
+
+#[test]
 fn a_limit_between_two_fields_clears_when_either_is_fixed() {
     let ed = Editor::preset("waweight-netperf-tcp-rr");
-    let param = |ed, name: &str, text: &str| {
-        edit(
-            ed,
-            WorkloadEdit::Param {
-                name: name.into(),
-                text: text.into(),
-            }
-            .into(),
-        )
-    };
     let short = param(ed, "duration_ms", "20");
     let err = short
         .error_at(&FieldId::Param("duration_ms".into()))

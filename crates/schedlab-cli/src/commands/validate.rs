@@ -41,6 +41,10 @@ pub struct Args {
     /// whole, every row), for docs/validate/ and the book.
     #[arg(long, value_name = "FILE")]
     record: Option<String>,
+    /// Leave the tools' child exits out: neither measured (perf sched
+    /// record of each tool at one group and one loop) nor simulated.
+    #[arg(long)]
+    no_exits: bool,
     /// Run nothing: print the table of records kept with --record.
     #[arg(long, value_name = "RECORD", num_args = 1.., conflicts_with_all = ["machine", "record"])]
     show: Vec<String>,
@@ -62,6 +66,7 @@ pub fn command(args: Args) -> Result<String, Failure> {
         json: matches!(args.format, DumpFormat::Json),
         jobs: args.jobs,
         record: args.record,
+        exits: !args.no_exits,
     })?)
 }
 

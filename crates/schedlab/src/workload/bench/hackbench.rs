@@ -7,7 +7,10 @@
 //! placed by the fork path); each child says it is ready on a pipe and
 //! waits for the start pipe; once all are ready the parent takes the time
 //! and writes the start byte, waking them all. Prints the time from then
-//! until the last receiver is done.
+//! until the last receiver is done, or, with `exit_us`, until the parent
+//! has reaped every child: each child's exit (its exit handlers and the
+//! teardown of its address space) takes that long, and the parent, waiting
+//! in wait(2), is woken by each one, as the tools time it.
 
 use super::ops::{channel, check, read, task, write, Built};
 use super::readout::{marks, Report};
@@ -39,14 +42,26 @@ pub struct Hackbench {
     pub threads: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<String>,
+    /// Each child's exit, in microseconds of its own CPU time, after which
+    /// the parent reaps it; 0 leaves exits and reaping out (the time ends
+    /// with the last receiver's last read). A property of the tool's
+    /// process on the machine: `schedlab validate` measures it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub exit_us: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A unix socket's send buffer: net.core.wmem_default.
 const UNIX_SNDBUF: u64 = 212_992;
 
-/// The children's "ready" pipe and the start pipe.
+/// The children's "ready" pipe and the start pipe; with exits, the
+/// pipe that stands for wait(2) (a dying child's notice wakes the parent).
 const READY: usize = 0;
 const START: usize = 1;
+const EXITED: usize = 2;
 
 fn default_groups() -> u64 {
     10
@@ -68,6 +83,7 @@ impl Hackbench {
         check("hackbench", "loops", self.loops, 1, 1_000_000)?;
         check("hackbench", "fds", self.fds, 1, 100)?;
         check("hackbench", "datasize", self.datasize, 1, 65536)?;
+        check("hackbench", "exit_us", self.exit_us, 0, 1_000_000)?;
         Ok(())
     }
 
@@ -84,14 +100,24 @@ impl Hackbench {
         let fds = self.fds as usize;
         // Channels 0 and 1: the children's "ready" pipe and the start pipe.
         let ntasks = 2 * self.fds * self.groups;
+        let exits = self.exit_us > 0;
         let mut channels = vec![
             channel(ChannelKind::Pipe, 65536),
             channel(ChannelKind::Pipe, 65536),
         ];
+        if exits {
+            channels.push(channel(ChannelKind::Pipe, 65536));
+        }
         let mut tasks = Vec::new();
+        // Every child: ready, wait for the start, its work, then (with
+        // exits) its exit and the notice that wakes the waiting parent.
         let barrier = |mut program: Vec<Op>| {
             let mut p = vec![write(READY, 1), read(START, 1)];
             p.append(&mut program);
+            if exits {
+                p.push(super::ops::compute(self.exit_us * 1000, 0));
+                p.push(write(EXITED, 1));
+            }
             p
         };
         for g in 0..self.groups as usize {
@@ -140,6 +166,15 @@ impl Hackbench {
             super::ops::mark("start"),
             write(START, ntasks),
         ]);
+        if exits {
+            program.extend([
+                Op::Loop {
+                    count: ntasks,
+                    body: vec![read(EXITED, 1)],
+                },
+                super::ops::mark("reaped"),
+            ]);
+        }
         let mut parent = task("hackbench".into(), &self.affinity, program);
         parent.process = self.threads.then_some(1);
         Ok(Built {
@@ -154,8 +189,12 @@ impl Hackbench {
 
     pub fn report(&self, out: &RunOutput) -> Report {
         let start = marks(out, "start").first().map_or(0, |m| m.0);
-        let done = marks(out, "done");
-        let end = done.iter().map(|m| m.0).max().unwrap_or(start);
+        let end_label = if self.exit_us > 0 { "reaped" } else { "done" };
+        let end = marks(out, end_label)
+            .iter()
+            .map(|m| m.0)
+            .max()
+            .unwrap_or(start);
         let secs = end.saturating_sub(start) as f64 / 1e9;
         let mode = if self.threads { "threaded" } else { "process" };
         let text = format!(

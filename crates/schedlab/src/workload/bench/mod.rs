@@ -310,6 +310,14 @@ const HACKBENCH: &[ParamInfo] = &[
     p("datasize", "-s", "message size, bytes"),
     p("pipe", "-p", "pipes instead of unix sockets"),
     p("threads", "-T", "threads instead of processes"),
+    ParamInfo {
+        optional: true,
+        ..p(
+            "exit_us",
+            "",
+            "each child's exit before the parent reaps it, us (0: not timed)",
+        )
+    },
     AFFINITY,
 ];
 const TBENCH: &[ParamInfo] = &[

@@ -233,6 +233,92 @@ fn hackbench_builds_its_groups_and_prints_the_time() {
 }
 
 #[test]
+fn hackbench_times_its_childrens_exits_when_given_them() {
+    // rt-tests' hackbench and perf's messaging stop the clock after
+    // reaping every child; with exit_us each child computes that long
+    // after its work, then the parent's wait(2) is woken by it.
+    let plain = bench(r#"{"kind":"hackbench","groups":1,"loops":1}"#);
+    let exiting = bench(r#"{"kind":"hackbench","groups":1,"loops":1,"exit_us":500}"#);
+    let built = exiting.build().unwrap();
+    assert_eq!(
+        built.spec.channels.len(),
+        23,
+        "the exit notices' pipe besides"
+    );
+    let (out_plain, r_plain) = run("desktop-8c", Era::V6_12, &plain);
+    let (out, r) = run("desktop-8c", Era::V6_12, &exiting);
+    // 40 children exiting for 500 us each (of the reference CPU's work):
+    // their CPU time grows by about that, and the time by at least that
+    // spread over every CPU, which one loop alone never takes.
+    let children_ns = |o: &RunOutput| -> u64 {
+        o.tasks
+            .iter()
+            .filter(|t| t.name != "hackbench")
+            .map(|t| t.sum_exec_ns)
+            .sum()
+    };
+    let extra_ns = children_ns(&out) - children_ns(&out_plain);
+    let ncpus = Topology::from_spec(&preset("desktop-8c").unwrap())
+        .unwrap()
+        .ncpus();
+    assert!(extra_ns > 40 * 250_000, "{extra_ns} ns more");
+    assert!(r_plain.value < 0.001, "{}", r_plain.text);
+    assert!(
+        r.value - r_plain.value >= extra_ns as f64 / ncpus as f64 / 1e9,
+        "{} then {}",
+        r_plain.value,
+        r.value
+    );
+    // Every child's notice was read, one wait(2) each.
+    assert_eq!(out.channels[2].bytes_read, 40);
+    let start = marks(&out, "start")[0].0;
+    let reaped = marks(&out, "reaped")[0].0;
+    assert_eq!(r.value, (reaped - start) as f64 / 1e9);
+    // The time ends after the last child's exit, not at its last read.
+    let last_exit = out
+        .tasks
+        .iter()
+        .filter(|t| t.name != "hackbench")
+        .filter_map(|t| t.exited_ns)
+        .max()
+        .unwrap();
+    assert!(
+        reaped >= last_exit,
+        "reaped at {reaped}, a child exited at {last_exit}"
+    );
+    assert!(marks(&out, "done").iter().all(|m| m.0 < reaped));
+    // Without exit_us the run is what it always was: no notices, no reaping.
+    assert!(marks(&out_plain, "reaped").is_empty());
+    assert_eq!(out_plain.channels.len(), 22);
+}
+
+#[test]
+fn hackbench_exit_us_is_checked_and_kept_out_of_links_when_zero() {
+    let err = bench(r#"{"kind":"hackbench","exit_us":2000000}"#)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("exit_us"), "{err}");
+    let zero = bench(r#"{"kind":"hackbench","exit_us":0}"#);
+    assert!(!serde_json::to_string(&zero).unwrap().contains("exit_us"));
+    let set = Benchmark::Hackbench(Hackbench {
+        exit_us: 700,
+        ..hackbench_default()
+    });
+    let back: Benchmark = serde_json::from_str(&serde_json::to_string(&set).unwrap()).unwrap();
+    assert_eq!(back, set);
+    // A sweep may set it, though the JSON leaves it out at zero.
+    assert!(zero.with_param("exit_us", &serde_json::json!(300)).is_ok());
+}
+
+fn hackbench_default() -> Hackbench {
+    match bench(r#"{"kind":"hackbench"}"#) {
+        Benchmark::Hackbench(h) => h,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_unix_socket_holds_messages_by_their_skb_truesize() {
     // 100 bytes: 128 + 320 = 448 -> kmalloc-512, + 256 of sk_buff = 768.
     assert_eq!(unix_stream_capacity(212_992, 100), 277 * 100);
