@@ -116,6 +116,35 @@ test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
   await page.close();
 });
 
+test('hackbench\'s children\'s exits are typed as a number and run as the CLI runs them', async () => {
+  const { page, errors } = await openPage(env.browser, env.server.url);
+  await page.selectOption('#preset', 'waweight-hackbench-20');
+  await page.fill(field('workload.loops'), '5');
+  const without = await runToEnd(page);
+  await page.fill(field('workload.exit_us'), 'soon');
+  assert.match(await page.textContent(`label:has(${field('workload.exit_us')}) .field-error`), /soon/);
+  assert.equal(await page.isDisabled('button#run'), true);
+  await page.fill(field('workload.exit_us'), '300');
+  assert.equal(await page.$('.field-error'), null);
+  assert.match(await page.textContent('#experiment-json'), /"exit_us": 300/);
+  const results = await runToEnd(page);
+  const [a] = without.variants;
+  assert.ok(results.rows[0].values[a] > without.rows[0].values[a], 'exits take time');
+  const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
+  const file = path.join(dir, 'experiment.json');
+  try {
+    await writeFile(file, await page.textContent('#experiment-json'));
+    assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await screenshot(page, 'hackbench-exits');
+  await page.fill(field('workload.exit_us'), '');
+  assert.doesNotMatch(await page.textContent('#experiment-json'), /exit_us/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const LSCPU = `# The following is the parsable format, which can be fed to other
 # programs. Each different item in every column has an unique ID
 # starting from zero.
