@@ -89,6 +89,18 @@ for (const cores of [4, 8]) {
   });
 }
 
+/** The page's results are the native CLI's for the page's experiment, byte for byte. */
+async function assertCliAgrees(page) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
+  const file = path.join(dir, 'experiment.json');
+  try {
+    await writeFile(file, await page.textContent('#experiment-json'));
+    assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
   const { page, errors } = await openPage(env.browser, env.server.url);
   await page.selectOption('#preset', 'kvm-pipe-test-pinning');
@@ -103,14 +115,7 @@ test('a hand-built machine runs, with the native CLI\'s numbers', async () => {
   await page.fill(field('machine.distances'), '10 21\n21 10');
   const results = await runToEnd(page);
   assert.ok(results.rows[0].values.free > 0);
-  const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
-  const file = path.join(dir, 'experiment.json');
-  try {
-    await writeFile(file, await page.textContent('#experiment-json'));
-    assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await assertCliAgrees(page);
   await screenshot(page, 'hand-built-machine');
   assert.deepEqual(errors, []);
   await page.close();
@@ -130,14 +135,7 @@ test('hackbench\'s children\'s exits are typed as a number and run as the CLI ru
   const results = await runToEnd(page);
   const [a] = without.variants;
   assert.ok(results.rows[0].values[a] > without.rows[0].values[a], 'exits take time');
-  const dir = await mkdtemp(path.join(tmpdir(), 'schedlab-'));
-  const file = path.join(dir, 'experiment.json');
-  try {
-    await writeFile(file, await page.textContent('#experiment-json'));
-    assert.equal(await page.textContent('#results-json'), cli(['run', file, '--format', 'json']));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await assertCliAgrees(page);
   await screenshot(page, 'hackbench-exits');
   await page.fill(field('workload.exit_us'), '');
   assert.doesNotMatch(await page.textContent('#experiment-json'), /exit_us/);
