@@ -4,7 +4,7 @@
 //! workloads simulated on the calibrated machine with the era nearest the
 //! running kernel; and whether each A/B change goes the same way in both.
 
-use crate::calibrate::{self, measure};
+use crate::calibrate::{self, measure, placement};
 use crate::exits::{self, ExitCost};
 use rayon::prelude::*;
 use schedlab::experiment::{self, Experiment};
@@ -43,6 +43,11 @@ struct Real {
     /// from before they were counted, or where the file is unreadable.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ipis_per_ms: Vec<f64>,
+    /// Each run's host placement: one cache line's transfer between the
+    /// calibration's placement pair just before and just after the run, ns
+    /// (empty where the machine's calibration surveyed none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    placement_ns: Vec<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -430,6 +435,80 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<(f64, Optio
     Ok((value, ipis_per_ms))
 }
 
+/// A row's real runs split by the host placement around each: those whose
+/// transfer before and after was the calibration's (`reference` ns), and
+/// the others.
+fn split_by_placement(real: &Real, reference: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut held = Vec::new();
+    let mut other = Vec::new();
+    for (v, [x, y]) in real.values.iter().zip(&real.placement_ns) {
+        if placement::within(reference, *x) && placement::within(reference, *y) {
+            held.push(*v);
+        } else {
+            other.push(*v);
+        }
+    }
+    (held, other)
+}
+
+/// The real runs by host placement, for the rows whose runs were watched.
+fn placement_table(r: &Report) -> String {
+    let Some(p) = r
+        .machine_spec
+        .as_ref()
+        .and_then(|m| m.calibration.as_ref()?.placement.as_ref())
+    else {
+        return String::new();
+    };
+    let watched: Vec<(&Row, &Real)> = r
+        .rows
+        .iter()
+        .filter_map(|row| Some((row, row.real.as_ref()?)))
+        .filter(|(_, real)| !real.placement_ns.is_empty())
+        .collect();
+    if watched.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{:<50} {:>16} {:>16}\n",
+        format!(
+            "real runs by host placement (CPUs {}-{} line {:.0} ns)",
+            p.cpus[0], p.cpus[1], p.reference_ns
+        ),
+        "at it: median",
+        "moved: median"
+    );
+    let cell = |v: &[f64], n: usize| {
+        if v.is_empty() {
+            format!("0 of {n}")
+        } else {
+            format!("{} of {n}: {:.4}", v.len(), measure::median(v))
+        }
+    };
+    for (row, real) in watched {
+        let (held, other) = split_by_placement(real, p.reference_ns);
+        let n = real.values.len();
+        out.push_str(&format!(
+            "{:<50} {:>16} {:>16}\n",
+            row.workload,
+            cell(&held, n),
+            cell(&other, n)
+        ));
+    }
+    out
+}
+
+/// The calibration's placement pair and its reference transfer (ns), if it
+/// surveyed one and this process may run on both CPUs.
+fn placement_watch(spec: &MachineSpec) -> Option<(u32, u32, f64)> {
+    let p = spec.calibration.as_ref()?.placement.as_ref()?;
+    let allowed = calibrate::probes::allowed_cpus();
+    match p.cpus[..] {
+        [a, b] if allowed.contains(&a) && allowed.contains(&b) => Some((a, b, p.reference_ns)),
+        _ => None,
+    }
+}
+
 /// The wakeup IPIs every CPU has taken since boot: /proc/interrupts'
 /// function-call (CAL: a remote wakeup queued on the target's wake list)
 /// and rescheduling (RES) rows. None where the file cannot be read.
@@ -634,7 +713,9 @@ pub fn run(o: &Options) -> Result<String, String> {
         sims[i].1.push(ipis);
     }
 
-    // The real tools, one run at a time.
+    // The real tools, one run at a time, each with the host's placement
+    // sampled around it where the calibration surveyed one.
+    let watch = placement_watch(&spec);
     let mut rows = Vec::new();
     for (c, (simulated_values, simulated_ipis_per_ms)) in cases.iter().zip(sims) {
         let sim = measure::median(&simulated_values);
@@ -654,8 +735,15 @@ pub fn run(o: &Options) -> Result<String, String> {
             let _ = write!(err, "validate: {command} x{} ", o.runs);
             let mut values = Vec::new();
             let mut ipis_per_ms = Vec::new();
+            let mut placement_ns = Vec::new();
             for _ in 0..o.runs {
-                match run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu)) {
+                let before = watch.map(|(a, b, _)| placement::sample(a, b));
+                let run = run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu));
+                let after = watch.map(|(a, b, _)| placement::sample(a, b));
+                if let (Some(Ok(x)), Some(Ok(y))) = (before, after) {
+                    placement_ns.push([x, y]);
+                }
+                match run {
                     Ok((v, ipis)) => {
                         values.push(v);
                         ipis_per_ms.extend(ipis);
@@ -677,6 +765,11 @@ pub fn run(o: &Options) -> Result<String, String> {
                     // A run without a count would misalign the rest.
                     ipis_per_ms: if ipis_per_ms.len() == values.len() {
                         ipis_per_ms
+                    } else {
+                        Vec::new()
+                    },
+                    placement_ns: if placement_ns.len() == values.len() {
+                        placement_ns
                     } else {
                         Vec::new()
                     },
@@ -901,6 +994,7 @@ fn text(r: &Report) -> String {
             ));
         }
     }
+    out.push_str(&placement_table(r));
     if !r.directions.is_empty() {
         out.push_str(&format!(
             "\n{:<50} {:>10} {:>10}  {}\n",
@@ -957,7 +1051,23 @@ mod tests {
 
     #[test]
     fn a_record_reads_back_as_the_table_it_was() {
-        let spec = schedlab::topology::preset("desktop-8c").unwrap();
+        let mut spec = schedlab::topology::preset("desktop-8c").unwrap();
+        spec.calibration = Some(schedlab::calibration::Calibration {
+            tool: "schedlab calibrate".into(),
+            kernel: String::new(),
+            cpu_model: String::new(),
+            topology_source: String::new(),
+            probes: vec![],
+            costs: vec![],
+            skipped: vec![],
+            placement: Some(schedlab::calibration::Placement {
+                cpus: vec![0, 1],
+                survey_ns: vec![70.0, 245.0, 70.0],
+                reference_ns: 70.0,
+                retried: vec![],
+                unheld: vec![],
+            }),
+        });
         let report = Report {
             kernel: "6.18.44".into(),
             era: "6.12".into(),
@@ -974,6 +1084,8 @@ mod tests {
                         spread: 0.1,
                         values: vec![4.9, 5.0, 5.1],
                         ipis_per_ms: vec![30.0, 40.0, 50.0],
+                        // The last run's placement moved during it.
+                        placement_ns: vec![[70.0, 72.0], [71.0, 69.0], [68.0, 245.0]],
                     }),
                     simulated: Some(4.0),
                     simulated_values: vec![3.9, 4.0, 4.2],
@@ -989,6 +1101,7 @@ mod tests {
                         spread: 0.001,
                         values: vec![0.02; 3],
                         ipis_per_ms: Vec::new(),
+                        placement_ns: Vec::new(),
                     }),
                     simulated: Some(0.01),
                     simulated_values: vec![0.01; 3],
@@ -1030,6 +1143,18 @@ mod tests {
             .find(|l| l.starts_with("perf bench sched pipe, free") && l.ends_with("61.0"))
             .unwrap_or_else(|| panic!("{text}"));
         assert!(ipis.contains("40.0"), "{ipis}");
+        // The placement table: only rows whose runs were watched, split by
+        // whether the transfer before and after each was the calibration's.
+        assert!(
+            text.contains("real runs by host placement (CPUs 0-1 line 70 ns)"),
+            "{text}"
+        );
+        let held = text
+            .lines()
+            .filter(|l| l.starts_with("perf bench sched pipe, free"))
+            .find(|l| l.contains("2 of 3: 4.9500"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(held.ends_with("1 of 3: 5.1000"), "{held}");
         assert_eq!(
             text.matches("hackbench -g 1, sockets, processes").count(),
             1

@@ -149,6 +149,31 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         assert!(w[0].exit_latency_ns <= w[1].exit_latency_ns);
     }
 
+    // With two CPUs, the host's placement of the nearest pair was surveyed
+    // (quick: 5 samples) and the probes across it held to the survey's
+    // median; the log says what it found.
+    let crossed = keys
+        .iter()
+        .any(|k| probe(&spec, &format!("line_bounce_{k}")).is_some());
+    match &cal.placement {
+        Some(p) => {
+            assert!(crossed, "a placement without a cross-CPU probe: {p:?}");
+            assert_eq!((p.cpus.len(), p.survey_ns.len()), (2, 5), "{p:?}");
+            assert!(p.survey_ns.iter().all(|&x| x > 0.0), "{p:?}");
+            let lo = p.survey_ns.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = p.survey_ns.iter().cloned().fold(0.0, f64::max);
+            assert!((lo..=hi).contains(&p.reference_ns), "{p:?}");
+            assert!(
+                err.contains(&format!(
+                    "note: a cache line between CPUs {} and {} took",
+                    p.cpus[0], p.cpus[1]
+                )),
+                "{err}"
+            );
+        }
+        None => assert!(!crossed, "cross-CPU probes without a placement survey"),
+    }
+
     // The simulator accepts it: its domains, and an experiment on it.
     let out = schedlab()
         .args(["domains", file.to_str().unwrap()])
@@ -252,6 +277,17 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["rows"].as_array().unwrap().len() >= 8, "{v}");
+    // Where the calibration surveyed a placement, every real run has it
+    // sampled before and after.
+    if cal.placement.is_some() {
+        for row in v["rows"].as_array().unwrap() {
+            if let Some(real) = row["real"].as_object() {
+                let runs = real["values"].as_array().unwrap().len();
+                let watched = real["placement_ns"].as_array().map_or(0, |p| p.len());
+                assert_eq!(watched, runs, "{row}");
+            }
+        }
+    }
     assert!(v["era"].is_string());
     // tbench runs beside its server, pinned with it for the pinned row.
     let pinned_tbench = v["rows"]

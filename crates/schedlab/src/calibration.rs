@@ -26,6 +26,31 @@ pub struct Calibration {
     /// Probes that could not run, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
+    /// The host's placement of the CPUs the cross-CPU probes ran on, where
+    /// there were two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+}
+
+/// One cache line's transfer between two CPUs, surveyed before the probes
+/// across them: on a virtual machine it tells where the host put the
+/// vCPUs, and the probes on that pair were held to the survey's median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    /// The pair watched (OS CPU numbers).
+    pub cpus: Vec<u32>,
+    /// The transfer, ns, sampled every 100 ms before the cross-CPU probes.
+    pub survey_ns: Vec<f64>,
+    /// The survey's median: the placement the probes were held to.
+    pub reference_ns: f64,
+    /// Probes run again because the transfer just before or after them was
+    /// off the reference.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<String>,
+    /// Probes kept from their last run though it never held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unheld: Vec<String>,
 }
 
 /// One probe's result: the median of its batches and their spread.

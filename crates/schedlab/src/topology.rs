@@ -1338,6 +1338,7 @@ mod tests {
             probes: vec![],
             costs: vec![],
             skipped: vec![],
+            placement: None,
         });
         let text = serde_json::to_string_pretty(&spec).unwrap();
         let back = import_machine("x", &text).unwrap();

@@ -414,13 +414,7 @@ mod tests {
     use crate::calibrate::measure::Budget;
 
     fn run() -> Run {
-        Run {
-            budget: Budget::quick(),
-            probes: vec![],
-            skipped: vec![],
-            costs: vec![],
-            done: 0,
-        }
+        Run::new(Budget::quick())
     }
 
     /// Each formula on numbers chosen so every cost comes out round: a

@@ -6,6 +6,7 @@
 
 mod derive;
 pub mod measure;
+pub mod placement;
 mod plan;
 pub mod probes;
 pub mod sysfs;
@@ -63,6 +64,8 @@ struct Run {
     skipped: Vec<Skipped>,
     costs: Vec<DerivedCost>,
     done: usize,
+    /// The pair whose probes are held to one host placement, once surveyed.
+    hold: Option<placement::Hold>,
 }
 
 /// Runs `f` on a thread of its own, so the probe's pinning ends with it.
@@ -83,22 +86,38 @@ fn fmt_value(v: f64, unit: &str) -> String {
 }
 
 impl Run {
+    fn new(budget: Budget) -> Run {
+        Run {
+            budget,
+            probes: vec![],
+            skipped: vec![],
+            costs: vec![],
+            done: 0,
+            hold: None,
+        }
+    }
+
     /// Runs one probe, records it and prints a progress line; a probe that
-    /// fails is recorded as skipped with its error.
+    /// fails is recorded as skipped with its error. A probe on the held pair
+    /// runs until it ran within the surveyed placement (`placement::Hold`).
     fn probe(
         &mut self,
         name: &str,
         what: &str,
         cpus: &[u32],
         unit: &str,
-        f: impl FnOnce(&Budget) -> Result<Stat, String> + Send,
+        mut f: impl FnMut(&Budget) -> Result<Stat, String> + Send,
     ) -> Option<f64> {
         self.done += 1;
         let mut err = std::io::stderr();
         let _ = write!(err, "calibrate: [{:>2}] {name:<34} ", self.done);
         let _ = err.flush();
         let budget = self.budget;
-        match on_thread(move || f(&budget)) {
+        let result = match self.hold.as_mut().filter(|h| h.covers(cpus)) {
+            Some(h) => h.run(name, || on_thread(|| f(&budget))),
+            None => on_thread(|| f(&budget)),
+        };
+        match result {
             Ok(s) => {
                 let _ = writeln!(
                     err,
@@ -186,17 +205,11 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     let Some(&a) = allowed.first() else {
         return Err("this process may run on none of the online CPUs (sched_getaffinity)".into());
     };
-    let mut run = Run {
-        budget: if opts.quick {
-            Budget::quick()
-        } else {
-            Budget::normal()
-        },
-        probes: vec![],
-        skipped: vec![],
-        costs: vec![],
-        done: 0,
-    };
+    let mut run = Run::new(if opts.quick {
+        Budget::quick()
+    } else {
+        Budget::normal()
+    });
     eprintln!(
         "calibrate: {} CPUs ({} allowed), topology from {}{}",
         machine.os_cpus.len(),
@@ -234,6 +247,21 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         );
     }
 
+    // The host's placement of the nearest pair (not SMT siblings), which
+    // the probes across it are held to.
+    let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
+    if let Some(b) = near.and_then(|c| partner[c]) {
+        let (n, gap) = if opts.quick {
+            (5, std::time::Duration::from_millis(10))
+        } else {
+            (20, std::time::Duration::from_millis(100))
+        };
+        match placement::survey(a, b, n, gap) {
+            Ok(v) => run.hold = Some(placement::Hold::new(a, b, v)),
+            Err(e) => run.skip("placement survey", &e),
+        }
+    }
+
     // Across CPUs, for each distance the machine has.
     for c in 0..4 {
         let Some(b) = partner[c] else {
@@ -259,7 +287,6 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
 
     // The wakeup probes use the nearest pair that is not an SMT sibling
     // (the model has one IPI cost and one idle-exit table).
-    let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
     let states = sysfs::idle_states(near.and_then(|c| partner[c]).unwrap_or(a));
     let (busy, idle) = match near {
         Some(c) => {
@@ -310,6 +337,9 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         check_remote_tcp(&mut run, a, b, c, &costs);
     }
     costs.cstates = cstates(&mut run, &states, &idle, busy, near);
+    if let Some(h) = &run.hold {
+        eprintln!("calibrate: note: {}", h.summary());
+    }
 
     let spec = machine_spec(&opts.name, &machine, guest, costs, run);
     Topology::from_spec(&spec)
@@ -362,6 +392,7 @@ fn machine_spec(
             probes: run.probes,
             costs: run.costs,
             skipped: run.skipped,
+            placement: run.hold.map(|h| h.record),
         }),
     }
 }
@@ -933,13 +964,7 @@ mod tests {
     /// measured exit already holds the IPI's time).
     #[test]
     fn the_poll_state_polls_and_a_measured_halt_state_does_not() {
-        let mut run = Run {
-            budget: measure::Budget::quick(),
-            probes: vec![],
-            skipped: vec![],
-            costs: vec![],
-            done: 0,
-        };
+        let mut run = Run::new(measure::Budget::quick());
         let state = |index, name: &str, us: u64| sysfs::IdleState {
             index,
             name: name.into(),
