@@ -548,26 +548,58 @@ fn pin_command(cmd: &mut Command, pin: Option<u32>) {
     }
 }
 
-/// tbench_srv, listening on loopback while a tbench run lasts; ended when
-/// dropped.
+/// The port tbench_srv listens on and tbench connects to (dbench's
+/// TCP_PORT; neither takes another).
+const TBENCH_PORT: u16 = 7003;
+
+/// Whether a listener holds `port` now (this process cannot bind it).
+fn port_taken(port: u16) -> bool {
+    std::net::TcpListener::bind(("0.0.0.0", port)).is_err()
+}
+
+/// tbench_srv, listening on loopback while a tbench run lasts, in a process
+/// group of its own: ended when dropped with every process it forked. A
+/// listener left behind (a server child that outlives the run, or a
+/// tbench_srv started by hand) would take the next runs' connections, and
+/// its children would not be pinned with the pinned row's client.
 struct TbenchServer(std::process::Child);
 
 impl TbenchServer {
     fn start(pin: Option<u32>) -> Result<TbenchServer, String> {
+        // The last run's processes may take a moment to release the port.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while port_taken(TBENCH_PORT) {
+            if std::time::Instant::now() >= deadline {
+                return Err(format!(
+                    "port {TBENCH_PORT} is taken: another tbench_srv (or another program) listens there, and would serve these runs in place of the one started here; stop it first"
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         let mut cmd = Command::new("tbench_srv");
         cmd.stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
         pin_command(&mut cmd, pin);
-        let child = cmd.spawn().map_err(|e| format!("tbench_srv: {e}"))?;
+        let mut child = cmd.spawn().map_err(|e| format!("tbench_srv: {e}"))?;
         // Time to bind and listen before the clients connect.
         std::thread::sleep(std::time::Duration::from_millis(300));
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!(
+                "tbench_srv exited at once ({status}): could it not listen on port {TBENCH_PORT}?"
+            ));
+        }
         Ok(TbenchServer(child))
     }
 }
 
 impl Drop for TbenchServer {
     fn drop(&mut self) {
-        let _ = self.0.kill();
+        // The group is the listener's pid (process_group(0)).
+        // SAFETY: killpg with a pid this process spawned and has not reaped.
+        unsafe {
+            libc::killpg(self.0.id() as libc::pid_t, libc::SIGKILL);
+        }
         let _ = self.0.wait();
     }
 }
@@ -1222,6 +1254,23 @@ mod tests {
 
     /// The CAL and RES rows, every CPU's column, nothing else (the rows'
     /// descriptions and the other interrupts are not counted).
+    /// A listener already on tbench's port would serve the runs in place of
+    /// the server started for them (unpinned, for the pinned row): the
+    /// start refuses, naming the port, and starts nothing.
+    #[test]
+    fn a_tbench_server_will_not_start_beside_another_listener() {
+        let held = std::net::TcpListener::bind(("0.0.0.0", TBENCH_PORT));
+        assert!(port_taken(TBENCH_PORT));
+        let err = TbenchServer::start(None).err().expect("refused");
+        assert!(err.contains("port 7003 is taken"), "{err}");
+        drop(held);
+        let free = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let port = free.local_addr().unwrap().port();
+        assert!(port_taken(port));
+        drop(free);
+        assert!(!port_taken(port));
+    }
+
     #[test]
     fn wakeup_ipis_are_the_cal_and_res_rows() {
         let text = "           CPU0       CPU1       \n  0:         35          0   IO-APIC   2-edge      timer\nLOC:     123456     654321   Local timer interrupts\nRES:        100         20   Rescheduling interrupts\nCAL:       3000          4   Function call interrupts\nTLB:          7          8   TLB shootdowns\n";
