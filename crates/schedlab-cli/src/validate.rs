@@ -1086,12 +1086,6 @@ mod tests {
         let mut spec = schedlab::topology::preset("desktop-8c").unwrap();
         spec.calibration = Some(schedlab::calibration::Calibration {
             tool: "schedlab calibrate".into(),
-            kernel: String::new(),
-            cpu_model: String::new(),
-            topology_source: String::new(),
-            probes: vec![],
-            costs: vec![],
-            skipped: vec![],
             placement: Some(schedlab::calibration::Placement {
                 cpus: vec![0, 1],
                 survey_ns: vec![70.0, 245.0, 70.0],
@@ -1099,6 +1093,7 @@ mod tests {
                 retried: vec![],
                 unheld: vec![],
             }),
+            ..Default::default()
         });
         let report = Report {
             kernel: "6.18.44".into(),

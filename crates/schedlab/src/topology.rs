@@ -1332,13 +1332,7 @@ mod tests {
         let mut spec = preset("kvm-2vcpu").unwrap();
         spec.calibration = Some(crate::calibration::Calibration {
             tool: "schedlab calibrate".into(),
-            kernel: String::new(),
-            cpu_model: String::new(),
-            topology_source: String::new(),
-            probes: vec![],
-            costs: vec![],
-            skipped: vec![],
-            placement: None,
+            ..Default::default()
         });
         let text = serde_json::to_string_pretty(&spec).unwrap();
         let back = import_machine("x", &text).unwrap();
