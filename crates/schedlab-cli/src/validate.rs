@@ -31,6 +31,10 @@ pub struct Options {
     /// Measure the tools' child exits and simulate them (hackbench and
     /// messaging time their children's exits).
     pub exits: bool,
+    /// Count every real run whatever the host's placement of the CPUs
+    /// (else runs that began or ended in another than the calibration's
+    /// run again and stay out of the median).
+    pub any_placement: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,6 +52,10 @@ struct Real {
     /// (empty where the machine's calibration surveyed none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     placement_ns: Vec<[f64; 2]>,
+    /// `median` and `spread` are over the runs held to the calibrated
+    /// placement only (the others ran again; all are in `values`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    held_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -498,6 +506,99 @@ fn placement_table(r: &Report) -> String {
     out
 }
 
+/// Tries of a real benchmark, as a multiple of `--runs`, while its runs
+/// are held to the calibrated placement.
+const HOLD_TRIES: usize = 3;
+
+/// The real runs of case `c`: `o.runs` of them, or, where the calibration
+/// surveyed a placement (`watch`) and `--any-placement` is not given,
+/// until `o.runs` began and ended in it (at most HOLD_TRIES times as many
+/// tries). None if the tool failed at once.
+fn real_runs(
+    c: &Case,
+    command: &str,
+    o: &Options,
+    watch: Option<(u32, u32, f64)>,
+    pin: Option<u32>,
+) -> Option<Real> {
+    let hold = watch.filter(|_| !o.any_placement);
+    let tries = if hold.is_some() {
+        o.runs * HOLD_TRIES
+    } else {
+        o.runs
+    };
+    let mut err = std::io::stderr();
+    let _ = write!(err, "validate: {command} x{} ", o.runs);
+    let (mut values, mut ipis_per_ms, mut placement_ns) = (Vec::new(), Vec::new(), Vec::new());
+    let mut held = 0;
+    for _ in 0..tries {
+        if held == o.runs || (hold.is_none() && values.len() == o.runs) {
+            break;
+        }
+        let before = watch.map(|(a, b, _)| placement::sample(a, b));
+        let run = run_tool(c.tool, &c.args, pin);
+        let after = watch.map(|(a, b, _)| placement::sample(a, b));
+        let (v, ipis) = match run {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(err, " {e}");
+                break;
+            }
+        };
+        values.push(v);
+        ipis_per_ms.extend(ipis);
+        if let (Some(Ok(x)), Some(Ok(y))) = (before, after) {
+            placement_ns.push([x, y]);
+            if hold.is_some_and(|(_, _, r)| placement::within(r, x) && placement::within(r, y)) {
+                held += 1;
+            }
+        }
+        let _ = write!(err, ".");
+        let _ = err.flush();
+    }
+    let _ = writeln!(err);
+    (!values.is_empty())
+        .then(|| Real::from_runs(values, ipis_per_ms, placement_ns, hold.map(|h| h.2)))
+}
+
+impl Real {
+    /// The runs' summary: over the runs held to the placement whose
+    /// transfer is `reference` when given and any were, else over all.
+    /// Counts that do not cover every run are dropped (they would
+    /// misalign the rest).
+    fn from_runs(
+        values: Vec<f64>,
+        ipis_per_ms: Vec<f64>,
+        placement_ns: Vec<[f64; 2]>,
+        reference: Option<f64>,
+    ) -> Real {
+        let ipis_per_ms = if ipis_per_ms.len() == values.len() {
+            ipis_per_ms
+        } else {
+            Vec::new()
+        };
+        let placement_ns = if placement_ns.len() == values.len() {
+            placement_ns
+        } else {
+            Vec::new()
+        };
+        let mut real = Real {
+            median: 0.0,
+            spread: 0.0,
+            values,
+            ipis_per_ms,
+            placement_ns,
+            held_only: false,
+        };
+        let held = reference.map_or_else(Vec::new, |r| split_by_placement(&real, r).0);
+        real.held_only = !held.is_empty();
+        let s = measure::summarise(if real.held_only { &held } else { &real.values });
+        real.median = s.median;
+        real.spread = s.spread;
+        real
+    }
+}
+
 /// The calibration's placement pair and its reference transfer (ns), if it
 /// surveyed one and this process may run on both CPUs.
 fn placement_watch(spec: &MachineSpec) -> Option<(u32, u32, f64)> {
@@ -763,51 +864,8 @@ pub fn run(o: &Options) -> Result<String, String> {
         };
         let command = format!("{server}{taskset}{} {}", c.tool, c.args.join(" "));
         let real = if usable.contains(&c.tool) {
-            let mut err = std::io::stderr();
-            let _ = write!(err, "validate: {command} x{} ", o.runs);
-            let mut values = Vec::new();
-            let mut ipis_per_ms = Vec::new();
-            let mut placement_ns = Vec::new();
-            for _ in 0..o.runs {
-                let before = watch.map(|(a, b, _)| placement::sample(a, b));
-                let run = run_tool(c.tool, &c.args, c.pinned.then_some(pin_cpu));
-                let after = watch.map(|(a, b, _)| placement::sample(a, b));
-                if let (Some(Ok(x)), Some(Ok(y))) = (before, after) {
-                    placement_ns.push([x, y]);
-                }
-                match run {
-                    Ok((v, ipis)) => {
-                        values.push(v);
-                        ipis_per_ms.extend(ipis);
-                        let _ = write!(err, ".");
-                        let _ = err.flush();
-                    }
-                    Err(e) => {
-                        let _ = writeln!(err, " {e}");
-                        break;
-                    }
-                }
-            }
-            let _ = writeln!(err);
-            (!values.is_empty()).then(|| {
-                let s = measure::summarise(&values);
-                Real {
-                    median: s.median,
-                    spread: s.spread,
-                    // A run without a count would misalign the rest.
-                    ipis_per_ms: if ipis_per_ms.len() == values.len() {
-                        ipis_per_ms
-                    } else {
-                        Vec::new()
-                    },
-                    placement_ns: if placement_ns.len() == values.len() {
-                        placement_ns
-                    } else {
-                        Vec::new()
-                    },
-                    values,
-                }
-            })
+            let pin = c.pinned.then_some(pin_cpu);
+            real_runs(c, &command, o, watch, pin)
         } else {
             None
         };
@@ -952,8 +1010,19 @@ fn text(r: &Report) -> String {
     } else {
         ""
     };
+    let held = if r
+        .rows
+        .iter()
+        .any(|row| row.real.as_ref().is_some_and(|x| x.held_only))
+    {
+        format!(
+            " in the calibrated placement (a run that began or ended in another ran again, up to {HOLD_TRIES}x; all runs are in the placement table)"
+        )
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "kernel {} -> era {}: {}\nmachine: {}\nreal: median ± half the interquartile range of {} runs{seeds}\n\n",
+        "kernel {} -> era {}: {}\nmachine: {}\nreal: median ± half the interquartile range of {} runs{held}{seeds}\n\n",
         r.kernel, r.era, r.era_note, r.machine, r.runs
     );
     out.push_str(&format!(
@@ -1113,6 +1182,7 @@ mod tests {
                         ipis_per_ms: vec![30.0, 40.0, 50.0],
                         // The last run's placement moved during it.
                         placement_ns: vec![[70.0, 72.0], [71.0, 69.0], [68.0, 245.0]],
+                        held_only: true,
                     }),
                     simulated: Some(4.0),
                     simulated_values: vec![3.9, 4.0, 4.2],
@@ -1129,6 +1199,7 @@ mod tests {
                         values: vec![0.02; 3],
                         ipis_per_ms: Vec::new(),
                         placement_ns: Vec::new(),
+                        held_only: false,
                     }),
                     simulated: Some(0.01),
                     simulated_values: vec![0.01; 3],
@@ -1176,6 +1247,10 @@ mod tests {
             text.contains("real runs by host placement (CPUs 0-1 line 70 ns)"),
             "{text}"
         );
+        assert!(
+            text.contains("of 3 runs in the calibrated placement (a run that began"),
+            "{text}"
+        );
         let held = text
             .lines()
             .filter(|l| l.starts_with("perf bench sched pipe, free"))
@@ -1219,6 +1294,7 @@ mod tests {
             jobs: None,
             record: None,
             exits: true,
+            any_placement: false,
         };
         let mut cases = cases(&o);
         set_exits(&mut cases, "perf", false, 900);
@@ -1249,6 +1325,23 @@ mod tests {
 
     /// The CAL and RES rows, every CPU's column, nothing else (the rows'
     /// descriptions and the other interrupts are not counted).
+    /// Real::from_runs: the median over the runs that began and ended in
+    /// the calibrated placement when asked and any did; over all runs
+    /// otherwise; counts that miss a run are dropped.
+    #[test]
+    fn real_runs_held_to_the_placement_are_the_median() {
+        let runs = vec![1.0, 2.0, 3.0, 4.0];
+        let at = vec![[70.0, 70.0], [70.0, 245.0], [68.0, 72.0], [250.0, 250.0]];
+        let held = Real::from_runs(runs.clone(), vec![5.0; 4], at.clone(), Some(70.0));
+        assert_eq!((held.median, held.held_only), (2.0, true));
+        assert_eq!((held.values.len(), held.placement_ns.len()), (4, 4));
+        let all = Real::from_runs(runs.clone(), vec![5.0; 3], at.clone(), None);
+        assert_eq!((all.median, all.held_only), (2.5, false));
+        assert!(all.ipis_per_ms.is_empty());
+        let none_held = Real::from_runs(runs, vec![], at, Some(1000.0));
+        assert_eq!((none_held.median, none_held.held_only), (2.5, false));
+    }
+
     /// A listener already on tbench's port would serve the runs in place of
     /// the server started for them (unpinned, for the pinned row): the
     /// start refuses, naming the port, and starts nothing.

@@ -45,6 +45,13 @@ pub struct Args {
     /// record of each tool at one group and one loop) nor simulated.
     #[arg(long)]
     no_exits: bool,
+    /// Count every real run whatever the host's placement of the CPUs. By
+    /// default, where the calibration surveyed one (a virtual machine whose
+    /// host moves its vCPUs), a run that began or ended in another
+    /// placement runs again (up to 3x --runs tries) and stays out of the
+    /// median; the table lists both kinds.
+    #[arg(long)]
+    any_placement: bool,
     /// Run nothing: print the table of records kept with --record.
     #[arg(long, value_name = "RECORD", num_args = 1.., conflicts_with_all = ["machine", "record"])]
     show: Vec<String>,
@@ -67,6 +74,7 @@ pub fn command(args: Args) -> Result<String, Failure> {
         jobs: args.jobs,
         record: args.record,
         exits: !args.no_exits,
+        any_placement: args.any_placement,
     })?)
 }
 
