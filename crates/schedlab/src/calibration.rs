@@ -53,6 +53,16 @@ pub struct Placement {
     pub unheld: Vec<String>,
 }
 
+/// In wasm: a machine's calibration skipped without parsing it
+/// (`MachineSpec::calibration`).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn read_past<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Calibration>, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Ok(None)
+}
+
 /// One probe's result: the median of its batches and their spread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -24,8 +24,21 @@ pub struct MachineSpec {
     #[serde(default)]
     pub costs: HwCosts,
     /// Set by `schedlab calibrate`: the measurements behind `costs`. Not
-    /// read by the simulator.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// read by the simulator. The page never keeps it (a machine JSON
+    /// pasted there drops it), so in wasm it is read past unparsed and
+    /// never written: its parser would weigh on the page's first load.
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        serde(
+            default,
+            skip_serializing,
+            deserialize_with = "crate::calibration::read_past"
+        )
+    )]
     pub calibration: Option<crate::calibration::Calibration>,
 }
 
