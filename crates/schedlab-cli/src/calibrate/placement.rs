@@ -46,11 +46,16 @@ pub(crate) fn within(reference: f64, x: f64) -> bool {
     x <= reference * TOLERANCE && x * TOLERANCE >= reference
 }
 
+/// The survey's shortest and longest transfer.
+fn range(survey: &[f64]) -> (f64, f64) {
+    survey.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+        (lo.min(x), hi.max(x))
+    })
+}
+
 /// Whether the survey saw more than one placement.
 pub(super) fn moved(survey: &[f64]) -> bool {
-    let (lo, hi) = survey.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-        (lo.min(x), hi.max(x))
-    });
+    let (lo, hi) = range(survey);
     hi > lo * TOLERANCE
 }
 
@@ -119,12 +124,7 @@ impl Hold {
     /// found.
     pub fn summary(&self) -> String {
         let p = &self.record;
-        let (lo, hi) = p
-            .survey_ns
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            });
+        let (lo, hi) = range(&p.survey_ns);
         let seen = format!(
             "a cache line between CPUs {} and {} took {lo:.0}-{hi:.0} ns over {} samples",
             p.cpus[0],
