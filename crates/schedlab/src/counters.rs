@@ -297,6 +297,10 @@ pub enum Counter {
     FutexWoken,
     /// A spinlock taken while spinning (it came free within the spin).
     SpinAcquired,
+    /// A switch from idle dropped its lazy reference on an mm whose
+    /// refcount line another CPU had last written (threads of one process
+    /// idling on several CPUs).
+    MmLineMoved,
     /// Spin rounds, and the time they took.
     SpinRounds,
     SpinNs,
@@ -331,7 +335,7 @@ pub enum Counter {
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 40] = [
+    pub const FIXED: [Counter; 41] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -372,6 +376,7 @@ impl Counter {
         Counter::SlabLinesMoved,
         Counter::SlabNs,
         Counter::SlabLockWaitNs,
+        Counter::MmLineMoved,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -456,6 +461,7 @@ impl Counter {
             Counter::SlabLinesMoved => 37,
             Counter::SlabNs => 38,
             Counter::SlabLockWaitNs => 39,
+            Counter::MmLineMoved => 40,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -559,6 +565,7 @@ impl fmt::Display for Counter {
             Counter::SlabLinesMoved => f.write_str("slab.lines_moved"),
             Counter::SlabNs => f.write_str("slab.ns"),
             Counter::SlabLockWaitNs => f.write_str("slab.lock_wait_ns"),
+            Counter::MmLineMoved => f.write_str("mm.lazy_ref_line_moved"),
         }
     }
 }

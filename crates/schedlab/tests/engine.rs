@@ -162,6 +162,39 @@ fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     );
 }
 
+/// context_switch (6.12; 2.6.28 alike) takes a reference on the mm a CPU
+/// keeps loaded when it switches to idle (mmgrab_lazy_tlb) and
+/// finish_task_switch drops it at the next switch to a task
+/// (mmdrop_lazy_tlb): an atomic on the mm's refcount line each time. Two
+/// processes ping-ponging on two CPUs each keep their own mm's line; two
+/// threads of one process pass theirs between the CPUs, and each switch
+/// from idle waits for it: one line transfer at the CPUs' distance
+/// (`miss_ns`) per wakeup, two per round trip.
+#[test]
+fn threads_idling_on_two_cpus_pass_their_mms_refcount_line() {
+    let costs = interrupt_woken_cstates();
+    let topo = machine(1, 1, 2, 1, costs.clone());
+    let threads = ping_pong(300, ("0", "1")).replace(r#""name":"#, r#""process":1,"name":"#);
+    assert_eq!(threads.matches(r#""process":1"#).count(), 2);
+    let procs_out = run(&topo, Era::V6_12, &ping_pong(300, ("0", "1")), 1, None);
+    let threads_out = run(&topo, Era::V6_12, &threads, 1, None);
+    assert!(!procs_out.counters.contains_key("mm.lazy_ref_line_moved"));
+    let moved = threads_out.counters["mm.lazy_ref_line_moved"];
+    assert!((2 * 299..=2 * 300).contains(&moved), "{moved}");
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
+    let extra = mean(&steady_loop_times(&threads_out)) - mean(&steady_loop_times(&procs_out));
+    let transfer = costs.miss_ns[topo.distance(0, 1).cost_index().unwrap()] as f64;
+    assert!(
+        (extra - 2.0 * transfer).abs() < 1.0,
+        "threads' round trip {extra} ns longer, two transfers are {}",
+        2.0 * transfer
+    );
+    // Pinned to one CPU nothing idles, so nothing is grabbed or dropped.
+    let one_cpu = ping_pong(300, ("0", "0")).replace(r#""name":"#, r#""process":1,"name":"#);
+    let one_out = run(&topo, Era::V6_12, &one_cpu, 1, None);
+    assert!(!one_out.counters.contains_key("mm.lazy_ref_line_moved"));
+}
+
 /// The waker's time for sending a wakeup's IPI (`ipi_send_ns`; a VM exit
 /// in a guest without IPI virtualization): each IPI adds it to the
 /// waker's kernel time, and it runs while the IPI is on its way, so the

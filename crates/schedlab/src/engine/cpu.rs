@@ -92,8 +92,11 @@ pub(crate) struct Cpu {
     pub avg_idle_ns: u64,
     /// The last idle period, ns (None before the first).
     pub last_idle_ns: Option<u64>,
-    /// The address space still loaded (lazy TLB), by process id.
+    /// The address space still loaded (lazy TLB), by mm id.
     pub loaded_mm: Option<u32>,
+    /// The idle task holds a reference on `loaded_mm` (mmgrab_lazy_tlb),
+    /// dropped at the next switch to a task.
+    pub idle_mm_ref: bool,
     pub cpu_load: CpuLoad,
     pub time: CpuTime,
     /// The segment a softirq interrupted, resumed when it returns.
@@ -135,6 +138,7 @@ impl Cpu {
             avg_idle_ns: initial_avg_idle_ns,
             last_idle_ns: None,
             loaded_mm: None,
+            idle_mm_ref: false,
             cpu_load: CpuLoad::default(),
             time: CpuTime::default(),
             interrupted: None,

@@ -24,6 +24,13 @@ impl Sim {
         let c = &mut self.cpus[cpu];
         c.state = CpuState::Idle;
         c.idle_since = now;
+        if let (false, Some(mm)) = (c.idle_mm_ref, c.loaded_mm) {
+            // The switch to idle takes a reference on the task's mm
+            // (mmgrab_lazy_tlb). Its line moves here; the time it takes
+            // only delays this CPU's entry into idle.
+            c.idle_mm_ref = true;
+            self.mms.write_count(mm, cpu);
+        }
         c.cstate = cstate;
         self.note_idle(cpu);
         let c = &mut self.cpus[cpu];

@@ -57,6 +57,9 @@ impl Sim {
             why.borrow_mut().task_started(id, &t.name);
         }
         self.affinity.push(affinity);
+        // Each initial task or child is a process of its own unless the
+        // workload groups them.
+        let mm = self.mms.mm_for(t.process);
         self.tasks.push(Task {
             name: t.name.clone(),
             prog: ProgramState {
@@ -88,9 +91,7 @@ impl Sim {
             state: TaskState::Blocked(Wait::Timer),
             cpu: parent_cpu,
             warm_cpu: None,
-            // Each initial task or child is a process of its own unless the
-            // workload groups them.
-            process: t.process.unwrap_or(1_000_000 + id as u32),
+            mm,
             working_set_kib: t.working_set_kib,
             pending: Pending::None,
             compute_left: 0,

@@ -16,6 +16,7 @@ mod idle;
 mod interp;
 mod invariants;
 mod lwlock;
+mod mm;
 mod occupancy;
 mod pipe;
 pub mod queue;
@@ -155,6 +156,8 @@ pub struct Sim {
     pub(crate) tasks_alive: usize,
     pub(crate) ents: Vec<Entity>,
     chans: Vec<channel::Channel>,
+    /// The tasks' address spaces and where each one's refcount line is.
+    mms: mm::AddressSpaces,
     /// The pthread objects: mutexes, condition variables, barriers.
     sync: sync::SyncObjects,
     workload: Workload,
@@ -232,6 +235,7 @@ impl Sim {
             affinity: Vec::new(),
             tasks_alive: 0,
             ents: Vec::new(),
+            mms: mm::AddressSpaces::default(),
             chans: cfg
                 .workload
                 .channels

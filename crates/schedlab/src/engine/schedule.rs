@@ -114,12 +114,34 @@ impl Sim {
             from: prev,
             to: Some(n),
         });
-        let mm = self.tasks[n].process;
+        let lazy_drop_ns = self.drop_idle_mm_ref(cpu);
+        let mm = self.tasks[n].mm;
         let same = self.cpus[cpu].loaded_mm == Some(mm);
         self.cpus[cpu].loaded_mm = Some(mm);
         self.cpus[cpu].time.newidle_balance_ns += kernel_ns;
-        let cost = self.cost.context_switch(same) + kernel_ns;
+        let cost = self.cost.context_switch(same) + kernel_ns + lazy_drop_ns;
         self.start_segment(cpu, SegKind::Kernel, cost, Pending::SwitchIn);
+    }
+
+    /// A switch from the idle task drops its reference on the mm it kept
+    /// loaded (finish_task_switch's mmdrop_lazy_tlb): the time to bring
+    /// that mm's refcount line from the CPU that last wrote it. The same
+    /// atomic on a line this CPU holds is in the measured switch costs.
+    fn drop_idle_mm_ref(&mut self, cpu: usize) -> u64 {
+        let c = &mut self.cpus[cpu];
+        if !std::mem::take(&mut c.idle_mm_ref) {
+            return 0;
+        }
+        let Some(lazy) = c.loaded_mm else {
+            return 0;
+        };
+        match self.mms.write_count(lazy, cpu) {
+            Some(from) => {
+                self.counters.count(Counter::MmLineMoved);
+                self.cost.atomic(&self.topo, Some(from), cpu)
+            }
+            None => 0,
+        }
     }
 
     /// A CPU with nothing to run spends `ns` balancing (not idle meanwhile),

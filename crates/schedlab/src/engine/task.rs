@@ -129,7 +129,8 @@ pub(crate) struct Task {
     pub cpu: usize,
     /// The CPU whose cache holds the task's working set.
     pub warm_cpu: Option<usize>,
-    pub process: u32,
+    /// Its address space (`mm::AddressSpaces`' dense id).
+    pub mm: u32,
     pub working_set_kib: u64,
     pub pending: Pending,
     /// Work (scaled) left of a preempted compute or refill.
