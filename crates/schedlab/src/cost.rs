@@ -282,9 +282,16 @@ impl CostModel {
         reads + 2 * busiest + work.examined as u64 * busiest + work.moved as u64 * self.wakeup()
     }
 
-    /// From sending an IPI to the handler running on the target.
-    pub fn ipi_latency(&self) -> u64 {
-        self.costs.ipi_ns + self.costs.virt_ipi_extra_ns
+    /// From sending an IPI to the handler running on the target, an idle
+    /// CPU (before its idle state's exit) or a running one
+    /// (`ipi_running_extra_ns` more).
+    pub fn ipi_latency(&self, target_idle: bool) -> u64 {
+        let running = if target_idle {
+            0
+        } else {
+            self.costs.ipi_running_extra_ns
+        };
+        self.costs.ipi_ns + self.costs.virt_ipi_extra_ns + running
     }
 
     /// The waker's own time for sending a wakeup's IPI (`ipi_send_ns`):

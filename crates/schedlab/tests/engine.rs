@@ -162,6 +162,36 @@ fn cross_cpu_ping_pong_pays_ipis_and_idle_exits() {
     );
 }
 
+/// `ipi_running_extra_ns`: an IPI to a running CPU costs that much more
+/// than one to an idle CPU (a guest's running vCPU is kicked out of guest
+/// mode; a halted one is only woken). In a ping-pong across two idle CPUs
+/// nothing changes; with a nice-19 hog on the reader's CPU every wakeup of
+/// the reader preempts a running CPU and pays it.
+#[test]
+fn only_an_ipi_to_a_running_cpu_pays_the_running_extra() {
+    let loop_ns = |extra: u64, hog: bool| {
+        let mut costs = interrupt_woken_cstates();
+        costs.ipi_running_extra_ns = extra;
+        // One idle state, so longer idle periods pick no deeper one.
+        costs.cstates.truncate(1);
+        let topo = machine(1, 1, 2, 1, costs);
+        let mut w = ping_pong(300, ("0", "1"));
+        if hog {
+            let hog = r#"{"name":"hog","affinity":"1","nice":19,"program":[{"forever":[{"compute":{"ns":1000000}}]}]},"#;
+            w = w.replacen(r#""tasks":["#, &format!(r#""tasks":[{hog}"#), 1);
+        }
+        let out = run(&topo, Era::V4_15, &w, 1, Some(50_000_000));
+        let t = steady_loop_times(&out);
+        t.iter().sum::<u64>() as f64 / t.len() as f64
+    };
+    assert_eq!(loop_ns(0, false), loop_ns(20_000, false));
+    let extra = loop_ns(20_000, true) - loop_ns(0, true);
+    assert!(
+        (19_000.0..=21_000.0).contains(&extra),
+        "a round trip with one wakeup of a running CPU grew by {extra} ns"
+    );
+}
+
 /// context_switch (6.12; 2.6.28 alike) takes a reference on the mm a CPU
 /// keeps loaded when it switches to idle (mmgrab_lazy_tlb) and
 /// finish_task_switch drops it at the next switch to a task

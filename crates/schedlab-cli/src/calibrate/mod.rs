@@ -336,7 +336,10 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         check_remote_messages(&mut run, a, b, c, &costs);
         check_remote_tcp(&mut run, a, b, c, &costs);
     }
-    costs.cstates = cstates(&mut run, &states, &idle, busy, near);
+    // Idle exits are measured over the quickest wakeup (a busy CPU's, or
+    // an idle one's where that is quicker: `ipi_running_extra_ns`).
+    let quickest = busy.map(|b| b - costs.ipi_running_extra_ns as f64);
+    costs.cstates = cstates(&mut run, &states, &idle, quickest, near);
     if let Some(h) = &run.hold {
         eprintln!("calibrate: note: {}", h.summary());
     }
@@ -770,23 +773,23 @@ fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
 }
 
 /// The idle-state table: the driver's states (names, declared latency and
-/// residency), with the exit latency measured for each state the target
-/// CPU mostly entered during an idle probe, and the residency corrected
+/// residency), with the exit latency measured, over the `quickest`
+/// wakeup, for each state the target CPU mostly entered during an idle probe, and the residency corrected
 /// where the governor entered a state at other idle lengths than declared.
 fn cstates(
     run: &mut Run,
     states: &[sysfs::IdleState],
     idle: &[IdleSample],
-    busy: Option<f64>,
+    quickest: Option<f64>,
     near: Option<usize>,
 ) -> Vec<CState> {
     let key = near.map_or("", |c| CLASS_KEY[c]);
     let driver = sysfs::idle_driver().map_or("the idle driver".to_string(), |d| {
         format!("idle driver {d}")
     });
-    let excess = |l: f64| busy.map(|b| l - b);
+    let excess = |l: f64| quickest.map(|b| l - b);
     let counted = idle.iter().any(|p| p.2.is_some());
-    if (states.is_empty() || !counted) && busy.is_some() && !idle.is_empty() {
+    if (states.is_empty() || !counted) && quickest.is_some() && !idle.is_empty() {
         // The kernel does not say which state each idle period used (no
         // idle driver, or usage counters that did not move): one state per
         // idle length probed, entered from about that length on, with the
@@ -800,7 +803,7 @@ fn cstates(
         let mut prev_gap = 0;
         for (i, (gap, l, _, _)) in idle.iter().enumerate() {
             let mut how = format!(
-                "{why}: oneway_idle_{key}_{}us - oneway_busy_{key}",
+                "{why}: oneway_idle_{key}_{}us - the quickest wakeup (oneway_busy_{key} less ipi_running_extra_ns)",
                 gap / 1000
             );
             let mut exit = ns(excess(*l).unwrap_or(0.0), &mut how);
@@ -857,10 +860,10 @@ fn cstates(
         let mine: Vec<&IdleSample> = idle.iter().filter(|p| p.2 == Some(st.index)).collect();
         let mut exit = st.latency_ns;
         let mut residency = st.residency_ns;
-        match (mine.first(), busy) {
+        match (mine.first(), quickest) {
             (Some((gap, l, _, share)), Some(_)) => {
                 let mut how = format!(
-                    "oneway_idle_{key}_{}us - oneway_busy_{key} (the CPU entered {} in {:.0}% of its idle periods)",
+                    "oneway_idle_{key}_{}us - the quickest wakeup (oneway_busy_{key} less ipi_running_extra_ns; the CPU entered {} in {:.0}% of its idle periods)",
                     gap / 1000,
                     st.name,
                     share * 100.0

@@ -159,7 +159,8 @@ impl Sim {
         match action {
             TickAction::StopOwnTick => self.cpus[cpu].tick_stopped = true,
             TickAction::Kick(ilb) => {
-                let at = self.now + self.cost.ipi_latency();
+                // The idle load balancer is idle (find_new_ilb).
+                let at = self.now + self.cost.ipi_latency(true);
                 self.queue.push(at, Event::NohzKick { cpu: ilb });
             }
             TickAction::None => {}

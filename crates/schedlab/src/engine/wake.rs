@@ -273,7 +273,8 @@ impl Sim {
                 self.cost.polling_wake(&self.topo, this, target)
             } else {
                 self.ipi_sent();
-                self.cost.ipi_latency()
+                let halted = self.cpus[target].state == CpuState::Idle;
+                self.cost.ipi_latency(halted)
             };
             self.tasks[task].state = TaskState::Waking(target);
             self.cpus[target].wake_pending += 1;
@@ -481,7 +482,12 @@ impl Sim {
         sync: bool,
     ) -> bool {
         let remote = from.is_some();
-        let ipi = if remote { self.cost.ipi_latency() } else { 0 };
+        let ipi = if remote {
+            self.cost
+                .ipi_latency(self.cpus[cpu].state == CpuState::Idle)
+        } else {
+            0
+        };
         let mut preempted = false;
         match self.cpus[cpu].state {
             CpuState::Idle if remote && self.idle_polling(cpu) => {
