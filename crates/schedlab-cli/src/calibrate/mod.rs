@@ -773,9 +773,10 @@ fn check_remote_tcp(run: &mut Run, a: u32, b: u32, c: usize, costs: &HwCosts) {
 }
 
 /// The idle-state table: the driver's states (names, declared latency and
-/// residency), with the exit latency measured, over the `quickest`
-/// wakeup, for each state the target CPU mostly entered during an idle probe, and the residency corrected
-/// where the governor entered a state at other idle lengths than declared.
+/// residency), with the exit latency measured over the `quickest` wakeup
+/// for each state the target CPU mostly entered during an idle probe, and
+/// the residency corrected where the governor entered a state at other
+/// idle lengths than declared.
 fn cstates(
     run: &mut Run,
     states: &[sysfs::IdleState],
