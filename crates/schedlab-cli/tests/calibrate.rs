@@ -173,6 +173,28 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         }
         None => assert!(!crossed, "cross-CPU probes without a placement survey"),
     }
+    // The pace of the one-CPU probes' CPU was surveyed the same way (a
+    // bare system call), and the log says what it found.
+    let pace = cal.pace.as_ref().expect("the one-CPU probes' pace survey");
+    let syscall = cal.probes.iter().find(|p| p.name == "syscall");
+    let syscall_cpus = &syscall.expect("the syscall probe").cpus;
+    assert_eq!(
+        (&pace.cpus, pace.survey_ns.len()),
+        (syscall_cpus, 5),
+        "{pace:?}"
+    );
+    let (lo, hi) = pace
+        .survey_ns
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+    assert!(
+        lo > 0.0 && (lo..=hi).contains(&pace.reference_ns),
+        "{pace:?}"
+    );
+    assert!(
+        err.contains(&format!("note: a system call on CPU {} took", pace.cpus[0])),
+        "{err}"
+    );
 
     // The simulator accepts it: its domains, and an experiment on it.
     let out = schedlab()

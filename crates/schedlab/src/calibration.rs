@@ -30,21 +30,27 @@ pub struct Calibration {
     /// there were two.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
+    /// The pace of a bare system call on the CPU the one-CPU probes ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<Placement>,
 }
 
-/// One cache line's transfer between two CPUs, surveyed before the probes
-/// across them: on a virtual machine it tells where the host put the
-/// vCPUs, and the probes on that pair were held to the survey's median.
+/// A reference surveyed before the probes on some CPUs, and sampled just
+/// before and after each of them: one cache line's transfer between two
+/// CPUs (on a virtual machine it tells where the host put the vCPUs) or a
+/// bare system call on one (how fast the host runs it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
-    /// The pair watched (OS CPU numbers).
+    /// The pair or CPU watched (OS CPU numbers).
     pub cpus: Vec<u32>,
-    /// The transfer, ns, sampled every 100 ms before the cross-CPU probes.
+    /// The transfer or system call, ns, sampled every 100 ms before the
+    /// probes on those CPUs.
     pub survey_ns: Vec<f64>,
-    /// The survey's median: the placement the probes were held to.
+    /// What the probes were held to: the survey's median placement, or
+    /// its quickest pace (sharing a core only slows a CPU).
     pub reference_ns: f64,
-    /// Probes run again because the transfer just before or after them was
+    /// Probes run again because the sample just before or after them was
     /// off the reference.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<String>,

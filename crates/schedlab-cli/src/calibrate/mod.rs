@@ -64,8 +64,9 @@ struct Run {
     skipped: Vec<Skipped>,
     costs: Vec<DerivedCost>,
     done: usize,
-    /// The pair whose probes are held to one host placement, once surveyed.
-    hold: Option<placement::Hold>,
+    /// The CPU whose probes are held to one pace and the pair whose probes
+    /// are held to one host placement, once surveyed.
+    holds: Vec<placement::Hold>,
 }
 
 /// Runs `f` on a thread of its own, so the probe's pinning ends with it.
@@ -93,13 +94,14 @@ impl Run {
             skipped: vec![],
             costs: vec![],
             done: 0,
-            hold: None,
+            holds: Vec::new(),
         }
     }
 
     /// Runs one probe, records it and prints a progress line; a probe that
-    /// fails is recorded as skipped with its error. A probe on the held pair
-    /// runs until it ran within the surveyed placement (`placement::Hold`).
+    /// fails is recorded as skipped with its error. A probe on a held CPU or
+    /// pair runs until it ran at the surveyed pace or placement
+    /// (`placement::Hold`).
     fn probe(
         &mut self,
         name: &str,
@@ -113,7 +115,7 @@ impl Run {
         let _ = write!(err, "calibrate: [{:>2}] {name:<34} ", self.done);
         let _ = err.flush();
         let budget = self.budget;
-        let result = match self.hold.as_mut().filter(|h| h.covers(cpus)) {
+        let result = match self.holds.iter_mut().find(|h| h.covers(cpus)) {
             Some(h) => h.run(name, || on_thread(|| f(&budget))),
             None => on_thread(|| f(&budget)),
         };
@@ -142,6 +144,20 @@ impl Run {
                 self.skip(name, &e);
                 None
             }
+        }
+    }
+
+    /// Surveys what `watch` watches and holds the probes on its CPUs to the
+    /// survey's median; a survey that fails is recorded as skipped.
+    fn survey(&mut self, watch: placement::Watch, quick: bool) {
+        let (n, gap) = if quick {
+            (5, std::time::Duration::from_millis(10))
+        } else {
+            (20, std::time::Duration::from_millis(100))
+        };
+        match watch.survey(n, gap) {
+            Ok(v) => self.holds.push(placement::Hold::new(watch, v)),
+            Err(e) => self.skip(watch.survey_name(), &e),
         }
     }
 
@@ -227,6 +243,8 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
         partner[c].get_or_insert(b);
     }
 
+    // How fast the host runs the first CPU, which its probes are held to.
+    run.survey(placement::Watch::Pace(a), opts.quick);
     for p in &plan::ONE_CPU {
         let measure = p.measure;
         run.probe(p.name, p.what, &[a], "ns", move |b| measure(a, b));
@@ -251,15 +269,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     // the probes across it are held to.
     let near = [1, 2, 3, 0].into_iter().find(|&c| partner[c].is_some());
     if let Some(b) = near.and_then(|c| partner[c]) {
-        let (n, gap) = if opts.quick {
-            (5, std::time::Duration::from_millis(10))
-        } else {
-            (20, std::time::Duration::from_millis(100))
-        };
-        match placement::survey(a, b, n, gap) {
-            Ok(v) => run.hold = Some(placement::Hold::new(a, b, v)),
-            Err(e) => run.skip("placement survey", &e),
-        }
+        run.survey(placement::Watch::Line(a, b), opts.quick);
     }
 
     // Across CPUs, for each distance the machine has.
@@ -340,7 +350,7 @@ pub fn calibrate(opts: &Options) -> Result<MachineSpec, String> {
     // an idle one's where that is quicker: `ipi_running_extra_ns`).
     let quickest = busy.map(|b| b - costs.ipi_running_extra_ns as f64);
     costs.cstates = cstates(&mut run, &states, &idle, quickest, near);
-    if let Some(h) = &run.hold {
+    for h in &run.holds {
         eprintln!("calibrate: note: {}", h.summary());
     }
 
@@ -359,6 +369,13 @@ fn machine_spec(
     costs: HwCosts,
     run: Run,
 ) -> MachineSpec {
+    let (mut placement, mut pace) = (None, None);
+    for h in run.holds {
+        match h.watch {
+            placement::Watch::Line(..) => placement = Some(h.record),
+            placement::Watch::Pace(_) => pace = Some(h.record),
+        }
+    }
     let layout = machine.layout.clone();
     let ncpus = machine.os_cpus.len();
     let kernel = sysfs::kernel_release();
@@ -395,7 +412,8 @@ fn machine_spec(
             probes: run.probes,
             costs: run.costs,
             skipped: run.skipped,
-            placement: run.hold.map(|h| h.record),
+            placement,
+            pace,
         }),
     }
 }
