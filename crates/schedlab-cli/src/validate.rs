@@ -4,7 +4,8 @@
 //! workloads simulated on the calibrated machine with the era nearest the
 //! running kernel; and whether each A/B change goes the same way in both.
 
-use crate::calibrate::{self, measure, placement};
+use crate::calibrate::placement::{self, Watch};
+use crate::calibrate::{self, measure};
 use crate::exits::{self, ExitCost};
 use rayon::prelude::*;
 use schedlab::experiment::{self, Experiment};
@@ -52,8 +53,13 @@ struct Real {
     /// (empty where the machine's calibration surveyed none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     placement_ns: Vec<[f64; 2]>,
+    /// For a row pinned to one CPU, instead: that CPU's pace, a bare system
+    /// call timed just before and just after the run, ns (empty where the
+    /// calibration surveyed none on that CPU).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pace_ns: Vec<[f64; 2]>,
     /// `median` and `spread` are over the runs held to the calibrated
-    /// placement only (the others ran again; all are in `values`).
+    /// placement or pace only (the others ran again; all are in `values`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     held_only: bool,
 }
@@ -443,13 +449,32 @@ fn run_tool(tool: &str, args: &[String], pin: Option<u32>) -> Result<(f64, Optio
     Ok((value, ipis_per_ms))
 }
 
-/// A row's real runs split by the host placement around each: those whose
-/// transfer before and after was the calibration's (`reference` ns), and
-/// the others.
+/// What a row's real runs are held to: the calibration's placement of its
+/// pair (rows across CPUs) or its pace on the CPU a pinned row runs on, and
+/// that survey's reference, ns.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    watch: Watch,
+    reference: f64,
+}
+
+impl Real {
+    /// The samples taken around each run: the pace's or the placement's.
+    fn watched_ns(&self) -> &[[f64; 2]] {
+        if self.pace_ns.is_empty() {
+            &self.placement_ns
+        } else {
+            &self.pace_ns
+        }
+    }
+}
+
+/// A row's real runs split by the samples around each: those whose sample
+/// before and after was the calibration's (`reference` ns), and the others.
 fn split_by_placement(real: &Real, reference: f64) -> (Vec<f64>, Vec<f64>) {
     let mut held = Vec::new();
     let mut other = Vec::new();
-    for (v, [x, y]) in real.values.iter().zip(&real.placement_ns) {
+    for (v, [x, y]) in real.values.iter().zip(real.watched_ns()) {
         if placement::within(reference, *x) && placement::within(reference, *y) {
             held.push(*v);
         } else {
@@ -459,32 +484,49 @@ fn split_by_placement(real: &Real, reference: f64) -> (Vec<f64>, Vec<f64>) {
     (held, other)
 }
 
-/// The real runs by host placement, for the rows whose runs were watched.
+/// The real runs by host placement, for the rows whose runs were watched
+/// across CPUs, and by pace, for the rows pinned to one CPU.
 fn placement_table(r: &Report) -> String {
-    let Some(p) = r
-        .machine_spec
-        .as_ref()
-        .and_then(|m| m.calibration.as_ref()?.placement.as_ref())
-    else {
+    let Some(cal) = r.machine_spec.as_ref().and_then(|m| m.calibration.as_ref()) else {
         return String::new();
     };
+    let mut out = String::new();
+    if let Some(p) = &cal.placement {
+        let title = format!(
+            "real runs by host placement (CPUs {}-{} line {:.0} ns)",
+            p.cpus[0], p.cpus[1], p.reference_ns
+        );
+        out.push_str(&held_table(r, &title, p.reference_ns, |real| {
+            real.pace_ns.is_empty() && !real.placement_ns.is_empty()
+        }));
+    }
+    if let Some(p) = &cal.pace {
+        let title = format!(
+            "real runs by pace (CPU {} system call {:.0} ns)",
+            p.cpus[0], p.reference_ns
+        );
+        out.push_str(&held_table(r, &title, p.reference_ns, |real| {
+            !real.pace_ns.is_empty()
+        }));
+    }
+    out
+}
+
+/// The rows whose real runs `watched`, split by their samples against
+/// `reference`.
+fn held_table(r: &Report, title: &str, reference: f64, watched: fn(&Real) -> bool) -> String {
     let watched: Vec<(&Row, &Real)> = r
         .rows
         .iter()
         .filter_map(|row| Some((row, row.real.as_ref()?)))
-        .filter(|(_, real)| !real.placement_ns.is_empty())
+        .filter(|(_, real)| watched(real))
         .collect();
     if watched.is_empty() {
         return String::new();
     }
     let mut out = format!(
-        "\n{:<50} {:>16} {:>16}\n",
-        format!(
-            "real runs by host placement (CPUs {}-{} line {:.0} ns)",
-            p.cpus[0], p.cpus[1], p.reference_ns
-        ),
-        "at it: median",
-        "moved: median"
+        "\n{title:<50} {:>16} {:>16}\n",
+        "at it: median", "moved: median"
     );
     let cell = |v: &[f64], n: usize| {
         if v.is_empty() {
@@ -494,7 +536,7 @@ fn placement_table(r: &Report) -> String {
         }
     };
     for (row, real) in watched {
-        let (held, other) = split_by_placement(real, p.reference_ns);
+        let (held, other) = split_by_placement(real, reference);
         let n = real.values.len();
         out.push_str(&format!(
             "{:<50} {:>16} {:>16}\n",
@@ -511,14 +553,15 @@ fn placement_table(r: &Report) -> String {
 const HOLD_TRIES: usize = 3;
 
 /// The real runs of case `c`: `o.runs` of them, or, where the calibration
-/// surveyed a placement (`watch`) and `--any-placement` is not given,
-/// until `o.runs` began and ended in it (at most HOLD_TRIES times as many
-/// tries). None if the tool failed at once.
+/// surveyed the placement or pace the row is watched by (`watch`) and
+/// `--any-placement` is not given, until `o.runs` began and ended in it
+/// (at most HOLD_TRIES times as many tries). None if the tool failed at
+/// once.
 fn real_runs(
     c: &Case,
     command: &str,
     o: &Options,
-    watch: Option<(u32, u32, f64)>,
+    watch: Option<Held>,
     pin: Option<u32>,
 ) -> Option<Real> {
     let hold = watch.filter(|_| !o.any_placement);
@@ -529,15 +572,15 @@ fn real_runs(
     };
     let mut err = std::io::stderr();
     let _ = write!(err, "validate: {command} x{} ", o.runs);
-    let (mut values, mut ipis_per_ms, mut placement_ns) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut values, mut ipis_per_ms, mut samples) = (Vec::new(), Vec::new(), Vec::new());
     let mut held = 0;
     for _ in 0..tries {
         if held == o.runs || (hold.is_none() && values.len() == o.runs) {
             break;
         }
-        let before = watch.map(|(a, b, _)| placement::sample(a, b));
+        let before = watch.map(|h| h.watch.sample());
         let run = run_tool(c.tool, &c.args, pin);
-        let after = watch.map(|(a, b, _)| placement::sample(a, b));
+        let after = watch.map(|h| h.watch.sample());
         let (v, ipis) = match run {
             Ok(r) => r,
             Err(e) => {
@@ -548,8 +591,10 @@ fn real_runs(
         values.push(v);
         ipis_per_ms.extend(ipis);
         if let (Some(Ok(x)), Some(Ok(y))) = (before, after) {
-            placement_ns.push([x, y]);
-            if hold.is_some_and(|(_, _, r)| placement::within(r, x) && placement::within(r, y)) {
+            samples.push([x, y]);
+            if hold.is_some_and(|h| {
+                placement::within(h.reference, x) && placement::within(h.reference, y)
+            }) {
                 held += 1;
             }
         }
@@ -557,19 +602,22 @@ fn real_runs(
         let _ = err.flush();
     }
     let _ = writeln!(err);
-    (!values.is_empty())
-        .then(|| Real::from_runs(values, ipis_per_ms, placement_ns, hold.map(|h| h.2)))
+    (!values.is_empty()).then(|| {
+        let watched = watch.map(|h| (h.watch, samples));
+        Real::from_runs(values, ipis_per_ms, watched, hold.map(|h| h.reference))
+    })
 }
 
 impl Real {
-    /// The runs' summary: over the runs held to the placement whose
-    /// transfer is `reference` when given and any were, else over all.
+    /// The runs' summary: over the runs held to the placement or pace
+    /// whose sample is `reference` when given and any were, else over all.
+    /// `watched` is what was sampled around each run, and the samples.
     /// Counts that do not cover every run are dropped (they would
     /// misalign the rest).
     fn from_runs(
         values: Vec<f64>,
         ipis_per_ms: Vec<f64>,
-        placement_ns: Vec<[f64; 2]>,
+        watched: Option<(Watch, Vec<[f64; 2]>)>,
         reference: Option<f64>,
     ) -> Real {
         let ipis_per_ms = if ipis_per_ms.len() == values.len() {
@@ -577,17 +625,21 @@ impl Real {
         } else {
             Vec::new()
         };
-        let placement_ns = if placement_ns.len() == values.len() {
-            placement_ns
-        } else {
-            Vec::new()
-        };
+        let (mut placement_ns, mut pace_ns) = (Vec::new(), Vec::new());
+        match watched {
+            Some((w, samples)) if samples.len() == values.len() => match w {
+                Watch::Line(..) => placement_ns = samples,
+                Watch::Pace(_) => pace_ns = samples,
+            },
+            _ => {}
+        }
         let mut real = Real {
             median: 0.0,
             spread: 0.0,
             values,
             ipis_per_ms,
             placement_ns,
+            pace_ns,
             held_only: false,
         };
         let held = reference.map_or_else(Vec::new, |r| split_by_placement(&real, r).0);
@@ -601,13 +653,26 @@ impl Real {
 
 /// The calibration's placement pair and its reference transfer (ns), if it
 /// surveyed one and this process may run on both CPUs.
-fn placement_watch(spec: &MachineSpec) -> Option<(u32, u32, f64)> {
+fn placement_watch(spec: &MachineSpec) -> Option<Held> {
     let p = spec.calibration.as_ref()?.placement.as_ref()?;
     let allowed = calibrate::probes::allowed_cpus();
     match p.cpus[..] {
-        [a, b] if allowed.contains(&a) && allowed.contains(&b) => Some((a, b, p.reference_ns)),
+        [a, b] if allowed.contains(&a) && allowed.contains(&b) => Some(Held {
+            watch: Watch::Line(a, b),
+            reference: p.reference_ns,
+        }),
         _ => None,
     }
+}
+
+/// The calibration's pace of `cpu` (a bare system call, ns), if it
+/// surveyed that CPU's: what the rows pinned to it are held to.
+fn pace_watch(spec: &MachineSpec, cpu: u32) -> Option<Held> {
+    let p = spec.calibration.as_ref()?.pace.as_ref()?;
+    (p.cpus == [cpu]).then_some(Held {
+        watch: Watch::Pace(cpu),
+        reference: p.reference_ns,
+    })
 }
 
 /// The wakeup IPIs every CPU has taken since boot: /proc/interrupts'
@@ -847,8 +912,10 @@ pub fn run(o: &Options) -> Result<String, String> {
     }
 
     // The real tools, one run at a time, each with the host's placement
-    // sampled around it where the calibration surveyed one.
-    let watch = placement_watch(&spec);
+    // (or, pinned to one CPU, that CPU's pace) sampled around it where the
+    // calibration surveyed one.
+    let across = placement_watch(&spec);
+    let pinned = pace_watch(&spec, pin_cpu);
     let mut rows = Vec::new();
     for (c, (simulated_values, simulated_ipis_per_ms)) in cases.iter().zip(sims) {
         let sim = measure::median(&simulated_values);
@@ -865,6 +932,7 @@ pub fn run(o: &Options) -> Result<String, String> {
         let command = format!("{server}{taskset}{} {}", c.tool, c.args.join(" "));
         let real = if usable.contains(&c.tool) {
             let pin = c.pinned.then_some(pin_cpu);
+            let watch = if c.pinned { pinned } else { across };
             real_runs(c, &command, o, watch, pin)
         } else {
             None
@@ -1010,13 +1078,20 @@ fn text(r: &Report) -> String {
     } else {
         ""
     };
-    let held = if r
-        .rows
-        .iter()
-        .any(|row| row.real.as_ref().is_some_and(|x| x.held_only))
-    {
+    let reals = || r.rows.iter().filter_map(|row| row.real.as_ref());
+    let held = if reals().any(|x| x.held_only) {
+        // Records from before the pace held every row to the placement.
+        let (paced, off, tables) = if reals().any(|x| !x.pace_ns.is_empty()) {
+            (
+                ", or pinned at the calibrated pace",
+                "off it",
+                "tables below",
+            )
+        } else {
+            ("", "in another", "placement table")
+        };
         format!(
-            " in the calibrated placement (a run that began or ended in another ran again, up to {HOLD_TRIES}x; all runs are in the placement table)"
+            " in the calibrated placement{paced} (a run that began or ended {off} ran again, up to {HOLD_TRIES}x; all runs are in the {tables})"
         )
     } else {
         String::new()
@@ -1162,6 +1237,13 @@ mod tests {
                 retried: vec![],
                 unheld: vec![],
             }),
+            pace: Some(schedlab::calibration::Placement {
+                cpus: vec![0],
+                survey_ns: vec![140.0, 190.0, 141.0],
+                reference_ns: 140.0,
+                retried: vec![],
+                unheld: vec![],
+            }),
             ..Default::default()
         });
         let report = Report {
@@ -1182,6 +1264,7 @@ mod tests {
                         ipis_per_ms: vec![30.0, 40.0, 50.0],
                         // The last run's placement moved during it.
                         placement_ns: vec![[70.0, 72.0], [71.0, 69.0], [68.0, 245.0]],
+                        pace_ns: Vec::new(),
                         held_only: true,
                     }),
                     simulated: Some(4.0),
@@ -1199,12 +1282,32 @@ mod tests {
                         values: vec![0.02; 3],
                         ipis_per_ms: Vec::new(),
                         placement_ns: Vec::new(),
+                        pace_ns: Vec::new(),
                         held_only: false,
                     }),
                     simulated: Some(0.01),
                     simulated_values: vec![0.01; 3],
                     ratio: Some(0.5),
                     simulated_ipis_per_ms: vec![1.0; 3],
+                },
+                Row {
+                    workload: "hackbench -g 1, pipes, pinned to one CPU".into(),
+                    command: "taskset -c 0 hackbench -g 1 -l 10 -p".into(),
+                    unit: "s".into(),
+                    real: Some(Real {
+                        median: 0.0305,
+                        spread: 0.0005,
+                        values: vec![0.03, 0.05, 0.031],
+                        ipis_per_ms: Vec::new(),
+                        placement_ns: Vec::new(),
+                        // The second run's CPU was slowed (its core shared).
+                        pace_ns: vec![[140.0, 141.0], [300.0, 150.0], [139.0, 139.0]],
+                        held_only: true,
+                    }),
+                    simulated: Some(0.03),
+                    simulated_values: vec![0.03; 3],
+                    ratio: Some(0.98),
+                    simulated_ipis_per_ms: vec![0.0; 3],
                 },
             ],
             directions: ["yes", "NO", "noise", "yes"]
@@ -1248,7 +1351,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("of 3 runs in the calibrated placement (a run that began"),
+            text.contains("of 3 runs in the calibrated placement, or pinned at the calibrated pace (a run that began"),
             "{text}"
         );
         let held = text
@@ -1261,13 +1364,32 @@ mod tests {
             text.matches("hackbench -g 1, sockets, processes").count(),
             1
         );
+        // The pinned row is in the pace's table, not the placement's.
+        let pace_table = text
+            .split("real runs by pace (CPU 0 system call 140 ns)")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{text}"));
+        let paced = pace_table
+            .lines()
+            .find(|l| l.starts_with("hackbench -g 1, pipes, pinned to one CPU"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(paced.contains("2 of 3: 0.0305"), "{paced}");
+        assert!(paced.ends_with("1 of 3: 0.0500"), "{paced}");
+        assert!(!text
+            .split("real runs by pace")
+            .next()
+            .unwrap()
+            .split("real runs by host placement")
+            .nth(1)
+            .unwrap()
+            .contains("pinned to one CPU"));
         assert!(
             text.lines()
                 .any(|l| l.starts_with("hackbench -g 1 -l 1 (41 children)") && l.ends_with(" 152")),
             "{text}"
         );
         assert!(
-            text.contains("1 of 2 rows within a third of real (sim/real 0.75..1.33)"),
+            text.contains("2 of 3 rows within a third of real (sim/real 0.75..1.33)"),
             "{text}"
         );
         assert!(
@@ -1332,14 +1454,20 @@ mod tests {
     fn real_runs_held_to_the_placement_are_the_median() {
         let runs = vec![1.0, 2.0, 3.0, 4.0];
         let at = vec![[70.0, 70.0], [70.0, 245.0], [68.0, 72.0], [250.0, 250.0]];
-        let held = Real::from_runs(runs.clone(), vec![5.0; 4], at.clone(), Some(70.0));
+        let line = |v: &Vec<[f64; 2]>| Some((Watch::Line(0, 1), v.clone()));
+        let held = Real::from_runs(runs.clone(), vec![5.0; 4], line(&at), Some(70.0));
         assert_eq!((held.median, held.held_only), (2.0, true));
         assert_eq!((held.values.len(), held.placement_ns.len()), (4, 4));
-        let all = Real::from_runs(runs.clone(), vec![5.0; 3], at.clone(), None);
+        let all = Real::from_runs(runs.clone(), vec![5.0; 3], line(&at), None);
         assert_eq!((all.median, all.held_only), (2.5, false));
         assert!(all.ipis_per_ms.is_empty());
-        let none_held = Real::from_runs(runs, vec![], at, Some(1000.0));
+        let none_held = Real::from_runs(runs.clone(), vec![], line(&at), Some(1000.0));
         assert_eq!((none_held.median, none_held.held_only), (2.5, false));
+        // A pinned row's runs are held to the CPU's pace the same way, and
+        // keep their samples as the pace's.
+        let paced = Real::from_runs(runs, vec![], Some((Watch::Pace(0), at)), Some(70.0));
+        assert_eq!((paced.median, paced.held_only), (2.0, true));
+        assert_eq!((paced.placement_ns.len(), paced.pace_ns.len()), (0, 4));
     }
 
     /// A listener already on tbench's port would serve the runs in place of

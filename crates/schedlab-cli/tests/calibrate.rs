@@ -299,16 +299,32 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["rows"].as_array().unwrap().len() >= 8, "{v}");
-    // Where the calibration surveyed a placement, every real run has it
-    // sampled before and after.
-    if cal.placement.is_some() {
-        for row in v["rows"].as_array().unwrap() {
-            if let Some(real) = row["real"].as_object() {
-                let runs = real["values"].as_array().unwrap().len();
-                let watched = real["placement_ns"].as_array().map_or(0, |p| p.len());
-                assert_eq!(watched, runs, "{row}");
-            }
+    // Where the calibration surveyed a placement, every real run across
+    // CPUs has it sampled before and after; every run pinned to the paced
+    // CPU, that CPU's pace.
+    for row in v["rows"].as_array().unwrap() {
+        let Some(real) = row["real"].as_object() else {
+            continue;
+        };
+        let pinned = row["command"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("taskset -c {} ", pace.cpus[0]));
+        let (watched, other) = if pinned {
+            ("pace_ns", "placement_ns")
+        } else {
+            ("placement_ns", "pace_ns")
+        };
+        let runs = real["values"].as_array().unwrap().len();
+        let len = |k: &str| {
+            real.get(k)
+                .and_then(|p| p.as_array())
+                .map_or(0, |p| p.len())
+        };
+        if pinned || cal.placement.is_some() {
+            assert_eq!(len(watched), runs, "{row}");
         }
+        assert_eq!(len(other), 0, "{row}");
     }
     assert!(v["era"].is_string());
     // tbench runs beside its server, pinned with it for the pinned row.

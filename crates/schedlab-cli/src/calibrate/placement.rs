@@ -45,7 +45,7 @@ pub(crate) fn sample(a: u32, b: u32) -> Result<f64, String> {
 
 /// What a hold watches.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Watch {
+pub(crate) enum Watch {
     /// A cache line's transfer between two CPUs: where the host put them.
     Line(u32, u32),
     /// A bare system call on one CPU: how fast the host runs it.
@@ -216,12 +216,15 @@ impl Hold {
         if p.retried.is_empty() && p.unheld.is_empty() {
             return survey;
         }
-        let real = match self.watch {
-            Watch::Line(..) => "real runs across CPUs will vary with the placement they get",
-            Watch::Pace(_) => "real runs will vary with the pace they get",
+        let (changed, real) = match self.watch {
+            Watch::Line(..) => (
+                "moved",
+                "real runs across CPUs will vary with the placement they get",
+            ),
+            Watch::Pace(_) => ("slowed", "real runs will vary with the pace they get"),
         };
         format!(
-            "{survey}; it moved during {} probes, run again until it held ({} never did{}); {real}",
+            "{survey}; it {changed} during {} probes, run again until it held ({} never did{}); {real}",
             p.retried.len().max(p.unheld.len()),
             p.unheld.len(),
             if p.unheld.is_empty() {
@@ -266,7 +269,7 @@ mod tests {
             "{said}"
         );
         assert!(
-            said.ends_with("real runs will vary with the pace they get"),
+            said.ends_with("; it slowed during 1 probes, run again until it held (0 never did); real runs will vary with the pace they get"),
             "{said}"
         );
     }
