@@ -512,6 +512,30 @@ fn placement_table(r: &Report) -> String {
     out
 }
 
+/// The rows whose real runs were all watched off the calibration's
+/// placement (across CPUs) or pace (pinned).
+fn never_held(r: &Report) -> Vec<&str> {
+    let Some(cal) = r.machine_spec.as_ref().and_then(|m| m.calibration.as_ref()) else {
+        return Vec::new();
+    };
+    r.rows
+        .iter()
+        .filter(|row| row.ratio.is_some())
+        .filter_map(|row| {
+            let real = row.real.as_ref()?;
+            let survey = if real.pace_ns.is_empty() {
+                cal.placement.as_ref()
+            } else {
+                cal.pace.as_ref()
+            };
+            let reference = survey?.reference_ns;
+            let none =
+                !real.watched_ns().is_empty() && split_by_placement(real, reference).0.is_empty();
+            none.then_some(row.workload.as_str())
+        })
+        .collect()
+}
+
 /// The rows whose real runs `watched`, split by their samples against
 /// `reference`.
 fn held_table(r: &Report, title: &str, reference: f64, watched: fn(&Real) -> bool) -> String {
@@ -1130,6 +1154,14 @@ fn text(r: &Report) -> String {
             "{within} of {} rows within a third of real (sim/real {lo}..{hi})\n",
             ratios.len()
         ));
+        let off = never_held(r);
+        if !off.is_empty() {
+            out.push_str(&format!(
+                "{} of them had no real run in the calibrated placement or pace ({}): the host moved or slowed these CPUs after the calibration, so their real column is not of the machine simulated; calibrate again and validate that machine to compare them\n",
+                off.len(),
+                off.join("; ")
+            ));
+        }
     }
     if !r.exits.is_empty() {
         out.push_str(&format!(
@@ -1391,6 +1423,17 @@ mod tests {
         assert!(
             text.contains("2 of 3 rows within a third of real (sim/real 0.75..1.33)"),
             "{text}"
+        );
+        // Every row with a held run: nothing said of rows never held. A
+        // row whose runs all ran elsewhere is named.
+        assert!(!text.contains("had no real run"), "{text}");
+        let mut moved = report.clone();
+        let pipe = moved.rows[0].real.as_mut().unwrap();
+        pipe.placement_ns = vec![[245.0, 250.0]; 3];
+        let moved = moved.text();
+        assert!(
+            moved.contains("1 of them had no real run in the calibrated placement or pace (perf bench sched pipe, free): the host moved"),
+            "{moved}"
         );
         assert!(
             text.contains("2 of 4 changes go the real way, 1 the other, 1 within the real runs' noise, 0 not separated"),
