@@ -458,20 +458,9 @@ struct Held {
     reference: f64,
 }
 
-impl Real {
-    /// The samples taken around each run: the pace's or the placement's.
-    fn watched_ns(&self) -> &[[f64; 2]] {
-        if self.pace_ns.is_empty() {
-            &self.placement_ns
-        } else {
-            &self.pace_ns
-        }
-    }
-}
-
 /// A row's real runs split by the samples around each: those whose sample
 /// before and after was the calibration's (`reference` ns), and the others.
-fn split_by_placement(real: &Real, reference: f64) -> (Vec<f64>, Vec<f64>) {
+fn split_held(real: &Real, reference: f64) -> (Vec<f64>, Vec<f64>) {
     let mut held = Vec::new();
     let mut other = Vec::new();
     for (v, [x, y]) in real.values.iter().zip(real.watched_ns()) {
@@ -529,8 +518,7 @@ fn never_held(r: &Report) -> Vec<&str> {
                 cal.pace.as_ref()
             };
             let reference = survey?.reference_ns;
-            let none =
-                !real.watched_ns().is_empty() && split_by_placement(real, reference).0.is_empty();
+            let none = !real.watched_ns().is_empty() && split_held(real, reference).0.is_empty();
             none.then_some(row.workload.as_str())
         })
         .collect()
@@ -560,7 +548,7 @@ fn held_table(r: &Report, title: &str, reference: f64, watched: fn(&Real) -> boo
         }
     };
     for (row, real) in watched {
-        let (held, other) = split_by_placement(real, reference);
+        let (held, other) = split_held(real, reference);
         let n = real.values.len();
         out.push_str(&format!(
             "{:<50} {:>16} {:>16}\n",
@@ -633,6 +621,15 @@ fn real_runs(
 }
 
 impl Real {
+    /// The samples taken around each run: the pace's or the placement's.
+    fn watched_ns(&self) -> &[[f64; 2]] {
+        if self.pace_ns.is_empty() {
+            &self.placement_ns
+        } else {
+            &self.pace_ns
+        }
+    }
+
     /// The runs' summary: over the runs held to the placement or pace
     /// whose sample is `reference` when given and any were, else over all.
     /// `watched` is what was sampled around each run, and the samples.
@@ -666,7 +663,7 @@ impl Real {
             pace_ns,
             held_only: false,
         };
-        let held = reference.map_or_else(Vec::new, |r| split_by_placement(&real, r).0);
+        let held = reference.map_or_else(Vec::new, |r| split_held(&real, r).0);
         real.held_only = !held.is_empty();
         let s = measure::summarise(if real.held_only { &held } else { &real.values });
         real.median = s.median;

@@ -148,7 +148,7 @@ impl Run {
     }
 
     /// Surveys what `watch` watches and holds the probes on its CPUs to the
-    /// survey's median; a survey that fails is recorded as skipped.
+    /// survey's reference; a survey that fails is recorded as skipped.
     fn survey(&mut self, watch: placement::Watch, quick: bool) {
         let (n, gap) = if quick {
             (5, std::time::Duration::from_millis(10))

@@ -37,12 +37,6 @@ const PAUSE: Duration = Duration::from_millis(300);
 /// System calls in one pace sample: 3-6 ms at 130-300 ns.
 const SAMPLE_SYSCALLS: u64 = 20_000;
 
-/// One cache line's transfer between `a` and `b`, ns, on a thread of its
-/// own (a LineBounce pins the thread that makes it).
-pub(crate) fn sample(a: u32, b: u32) -> Result<f64, String> {
-    super::on_thread(move || LineBounce::new(a, b)?.batch(SAMPLE_TRANSFERS / 2))
-}
-
 /// What a hold watches.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Watch {
@@ -68,10 +62,13 @@ impl Watch {
         }
     }
 
-    /// One sample, ns, on a thread of its own.
+    /// One sample, ns, on a thread of its own: a cache line's transfer
+    /// (a LineBounce pins the thread that makes it) or a system call.
     pub fn sample(self) -> Result<f64, String> {
         match self {
-            Watch::Line(a, b) => sample(a, b),
+            Watch::Line(a, b) => {
+                super::on_thread(move || LineBounce::new(a, b)?.batch(SAMPLE_TRANSFERS / 2))
+            }
             Watch::Pace(a) => super::on_thread(move || {
                 super::probes::pin(a)?;
                 super::probes::syscall(SAMPLE_SYSCALLS)
