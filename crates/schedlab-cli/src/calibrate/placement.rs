@@ -237,26 +237,27 @@ impl Hold {
 mod tests {
     use super::*;
 
-    /// A hold on CPUs 0 and 1 whose sampler replays `script` (then fails).
-    fn scripted(survey: Vec<f64>, script: Vec<f64>) -> Hold {
+    /// A hold on `watch` whose sampler replays `script` (then fails).
+    fn scripted(watch: Watch, survey: Vec<f64>, script: Vec<f64>) -> Hold {
         let mut it = script.into_iter();
         Hold {
             sampler: Box::new(move || it.next().ok_or_else(|| "script ended".to_string())),
             pause: Duration::ZERO,
-            ..Hold::new(Watch::Line(0, 1), survey)
+            ..Hold::new(watch, survey)
         }
     }
 
     #[test]
     fn a_pace_hold_watches_one_cpu_and_says_the_core_is_shared() {
         // Held to the quickest sample, though most of the survey was slow.
-        let mut h = Hold::new(Watch::Pace(3), vec![190.0, 138.0, 290.0, 195.0, 185.0]);
+        // 190 is within 1.5x of it, 290 is not: the first run is retried.
+        let mut h = scripted(
+            Watch::Pace(3),
+            vec![190.0, 138.0, 290.0, 195.0, 185.0],
+            vec![190.0, 290.0, 139.0, 190.0],
+        );
         assert!(h.covers(&[3]) && !h.covers(&[3, 0]) && !h.covers(&[0]));
         assert_eq!(h.record.reference_ns, 138.0);
-        // 190 is within 1.5x of it, 290 is not: the first run is retried.
-        let mut script = vec![190.0, 290.0, 139.0, 190.0].into_iter();
-        h.sampler = Box::new(move || script.next().ok_or_else(|| "script ended".to_string()));
-        h.pause = Duration::ZERO;
         let mut runs = 0;
         h.run("syscall", || runs += 1);
         assert_eq!(runs, 2);
@@ -292,7 +293,11 @@ mod tests {
     fn a_probe_that_saw_another_placement_runs_again() {
         // Before and after the first run: 70 then 245 (moved during it);
         // the second run is held at 68 and 74.
-        let mut h = scripted(vec![70.0; 5], vec![70.0, 245.0, 68.0, 74.0]);
+        let mut h = scripted(
+            Watch::Line(0, 1),
+            vec![70.0; 5],
+            vec![70.0, 245.0, 68.0, 74.0],
+        );
         let mut runs = 0;
         let out = h.run("pipe_rt_llc", || {
             runs += 1;
@@ -314,7 +319,11 @@ mod tests {
 
     #[test]
     fn a_probe_held_at_once_runs_once_and_is_not_listed() {
-        let mut h = scripted(vec![240.0, 250.0, 245.0], vec![250.0, 230.0]);
+        let mut h = scripted(
+            Watch::Line(0, 1),
+            vec![240.0, 250.0, 245.0],
+            vec![250.0, 230.0],
+        );
         let mut runs = 0;
         h.run("line_bounce_llc", || runs += 1);
         assert_eq!(runs, 1);
@@ -329,7 +338,11 @@ mod tests {
 
     #[test]
     fn a_probe_never_held_keeps_its_last_run_and_says_so() {
-        let mut h = scripted(vec![70.0; 3], vec![245.0; 2 * TRIES as usize]);
+        let mut h = scripted(
+            Watch::Line(0, 1),
+            vec![70.0; 3],
+            vec![245.0; 2 * TRIES as usize],
+        );
         let mut runs = 0;
         let out = h.run("refill_llc", || {
             runs += 1;
@@ -347,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_sampler_that_fails_ends_the_watch_with_the_run_kept() {
-        let mut h = scripted(vec![70.0; 3], vec![]);
+        let mut h = scripted(Watch::Line(0, 1), vec![70.0; 3], vec![]);
         let mut runs = 0;
         h.run("oneway_busy_llc", || runs += 1);
         assert_eq!(runs, 1);
