@@ -311,6 +311,11 @@ pub enum Counter {
     LwSlept,
     LwWoken,
     LwLost,
+    /// PostgreSQL's s_lock on an LWLock's spinlock held by a task that is
+    /// not running: spin rounds (spins_per_delay tries each), and the
+    /// pg_usleep delays between them.
+    SLockSpins,
+    SLockDelays,
     /// A log flush's write and sync; a flush whose record another's
     /// flush had covered.
     LogFlushes,
@@ -335,7 +340,7 @@ pub enum Counter {
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 41] = [
+    pub const FIXED: [Counter; 43] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -377,6 +382,8 @@ impl Counter {
         Counter::SlabNs,
         Counter::SlabLockWaitNs,
         Counter::MmLineMoved,
+        Counter::SLockSpins,
+        Counter::SLockDelays,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -462,6 +469,8 @@ impl Counter {
             Counter::SlabNs => 38,
             Counter::SlabLockWaitNs => 39,
             Counter::MmLineMoved => 40,
+            Counter::SLockSpins => 41,
+            Counter::SLockDelays => 42,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -566,6 +575,8 @@ impl fmt::Display for Counter {
             Counter::SlabNs => f.write_str("slab.ns"),
             Counter::SlabLockWaitNs => f.write_str("slab.lock_wait_ns"),
             Counter::MmLineMoved => f.write_str("mm.lazy_ref_line_moved"),
+            Counter::SLockSpins => f.write_str("lwlock.s_lock_spins"),
+            Counter::SLockDelays => f.write_str("lwlock.s_lock_delays"),
         }
     }
 }

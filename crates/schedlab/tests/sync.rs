@@ -540,3 +540,61 @@ fn until_wakes_at_its_time_from_the_tasks_start_or_not_at_all_when_late() {
         "a.woke {woke} a.late {late}"
     );
 }
+
+/// A takes LWLock x shared at `a.try`; an RT task on A's CPU wakes at
+/// `rt_wake_ns` and runs 5 ms; B, on another CPU, takes x shared 10 us
+/// after `b_at_ns`.
+fn preempted_in_the_spinlock(rt_wake_ns: u64, b_at_ns: u64) -> String {
+    format!(
+        r#"{{"tasks":[
+          {{"name":"A","affinity":"0","program":[{{"compute":{{"ns":100000}}}},{{"mark":"a.try"}},{{"lw_acquire":{{"lock":"x","shared":true}}}},{{"mark":"a.in"}},{{"lw_release":"x"}}]}},
+          {{"name":"R","affinity":"0","rt":{{"policy":"fifo","priority":50}},"program":[{{"until":{{"ns":{rt_wake_ns}}}}},{{"compute":{{"ns":5000000}}}},{{"mark":"r.out"}}]}},
+          {{"name":"B","affinity":"1","program":[{{"until":{{"ns":{}}}}},{{"mark":"b.try"}},{{"lw_acquire":{{"lock":"x","shared":true}}}},{{"mark":"b.in"}},{{"lw_release":"x"}}]}}]}}"#,
+        b_at_ns + 10_000
+    )
+}
+
+/// s_lock (PostgreSQL 8.x's s_lock.c): a backend preempted inside an
+/// LWLock's spinlock keeps it until it runs again; another that wants the
+/// spinlock tries spins_per_delay times, then sleeps in pg_usleep (1 ms,
+/// then 1x-2x longer each time), and gets in only after the holder has
+/// run. Not preempted there, the same acquisition waits for nothing.
+#[test]
+fn a_backend_preempted_inside_an_lwlock_spinlock_makes_the_next_one_spin_then_sleep() {
+    let topo = machine(1, 1, 2, 1, HwCosts::default());
+    // Where A's try falls, with the RT task waking long after.
+    let probe = run(&topo, &preempted_in_the_spinlock(50_000_000, 0), None);
+    let a_try = marks(&probe, "a.try")[0];
+    let (b_try, b_in) = (marks(&probe, "b.try")[0], marks(&probe, "b.in")[0]);
+    assert_eq!(counter(&probe, "lwlock.s_lock_spins"), 0);
+    // B's try came long before the RT task woke: in at once.
+    let quick = b_in - b_try;
+    assert!(quick < 2_000, "b.try {b_try} b.in {b_in}");
+
+    // The RT task wakes 1 ns into A's try and holds A's CPU for 5 ms.
+    let out = run(&topo, &preempted_in_the_spinlock(a_try + 1, a_try), None);
+    let (b_try, b_in) = (marks(&out, "b.try")[0], marks(&out, "b.in")[0]);
+    let r_out = marks(&out, "r.out")[0];
+    let a_in = marks(&out, "a.in")[0];
+    assert!(
+        a_in > r_out,
+        "A finished its try at {a_in}, the RT task at {r_out}"
+    );
+    assert!(
+        b_in > a_in,
+        "B got in at {b_in}, before A ran again at {a_in}"
+    );
+    let (spins, delays) = (
+        counter(&out, "lwlock.s_lock_spins"),
+        counter(&out, "lwlock.s_lock_delays"),
+    );
+    // 5 ms of waits from 1 ms, each 1x-2x the last: at least 3 sleeps,
+    // each after a round of tries, and one more round before each sleep.
+    assert!(delays >= 3, "{delays} sleeps");
+    assert!(
+        spins == delays || spins == delays + 1,
+        "{spins} rounds, {delays} sleeps"
+    );
+    assert!(b_in - b_try >= 4_000_000, "B waited {} ns", b_in - b_try);
+    assert_eq!(counter(&out, "lwlock.slept"), 0, "no semaphore wait");
+}

@@ -82,6 +82,8 @@ impl Sim {
                 spins: 0,
                 wake_all: false,
                 lw_retry: false,
+                lw_mutex: None,
+                s_lock: super::task::SLock::new(),
                 released: false,
                 acks_owed: Vec::new(),
                 in_syscall: false,
@@ -424,10 +426,7 @@ impl Sim {
                 return self.sem_wait(cpu, task, sem as usize, free);
             }
             Insn::LwAcquire { lock, shared } => self.lw_acquire(cpu, task, lock as usize, !shared),
-            Insn::LwRelease(lock) => {
-                self.tasks[task].prog.pc += 1;
-                self.lw_release(cpu, lock as usize);
-            }
+            Insn::LwRelease(lock) => self.lw_release(cpu, task, lock as usize),
             Insn::LogAppend(log) => {
                 self.log_append(task, log as usize);
                 return Flow::Next;
@@ -544,7 +543,12 @@ impl Sim {
     /// per kind of `Pending`.
     pub(crate) fn apply_pending(&mut self, cpu: usize, task: usize, pending: Pending) {
         match pending {
-            Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
+            Pending::None | Pending::Recheck => {
+                if let Some(l) = self.tasks[task].prog.lw_mutex.take() {
+                    self.sync.lwlocks[l].mutex_holder = None;
+                }
+                self.continue_or_preempt(cpu)
+            }
             Pending::IrqReturn => self.irq_return(cpu, task),
             Pending::SwitchIn => self.switched_in(cpu, task),
             Pending::Deposit {

@@ -130,6 +130,22 @@ impl Sim {
                 ));
             }
         }
+        for (l, lock) in self.sync.lwlocks.iter().enumerate() {
+            let Some(h) = lock.mutex_holder else {
+                continue;
+            };
+            // Inside a spinlock a task runs or waits to run again: it never
+            // sleeps there.
+            let t = &self.tasks[h];
+            if t.prog.lw_mutex != Some(l)
+                || !matches!(t.state, TaskState::Running(_) | TaskState::Queued(_))
+            {
+                return Err(format!(
+                    "LWLock {l}'s spinlock is held by task {h}, which is {:?} and holds {:?}",
+                    t.state, t.prog.lw_mutex
+                ));
+            }
+        }
         let mut backlog = vec![0u64; self.cpus.len()];
         for ch in &self.chans {
             ch.add_backlog(&mut backlog);

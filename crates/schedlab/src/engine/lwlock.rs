@@ -15,21 +15,26 @@
 //!   (each an exclusive waiter), each finding its record flushed.
 
 use super::cpu::SegKind;
-use super::task::{Pending, Wait};
+use super::task::{Pending, TaskState, Wait};
 use super::Sim;
 use crate::counters::Counter;
 use crate::workload::program::Time;
+use rand_core::RngCore;
 
 impl Sim {
     /// `lw_acquire`: takes the lock if it is free for this mode, else
     /// queues and sleeps; woken, the instruction runs again.
     pub(super) fn lw_acquire(&mut self, cpu: usize, task: usize, l: usize, exclusive: bool) {
+        if self.s_lock_wait(cpu, task, l) {
+            return;
+        }
         let retry = std::mem::take(&mut self.tasks[task].prog.lw_retry);
         let lock = &mut self.sync.lwlocks[l];
         let from = lock.line.write(cpu);
         let mut cost = self.cost.atomic(&self.topo, from, cpu);
         if lock.acquire(task, exclusive, retry) {
             self.tasks[task].prog.pc += 1;
+            self.hold_lw_mutex(task, l);
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
             if retry {
@@ -45,12 +50,17 @@ impl Sim {
     /// `lw_release`: frees the lock; if that leaves it free and wakeups
     /// are allowed, takes the head waiters off the queue and posts each
     /// one's semaphore.
-    pub(super) fn lw_release(&mut self, cpu: usize, l: usize) {
+    pub(super) fn lw_release(&mut self, cpu: usize, task: usize, l: usize) {
+        if self.s_lock_wait(cpu, task, l) {
+            return;
+        }
+        self.tasks[task].prog.pc += 1;
         let lock = &mut self.sync.lwlocks[l];
         let from = lock.line.write(cpu);
         let mut cost = self.cost.atomic(&self.topo, from, cpu);
         let taken = lock.release();
         if taken.is_empty() {
+            self.hold_lw_mutex(task, l);
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
             return;
         }
@@ -62,6 +72,61 @@ impl Sim {
         // One PGSemaphoreUnlock (semop) per waiter.
         cost += n as u64 * self.cost.syscall();
         self.start_segment(cpu, SegKind::Kernel, cost, Pending::ReleaseLw(l));
+    }
+
+    /// `task` holds lock `l`'s spinlock until its user segment ends (a
+    /// kernel segment cannot be preempted, so only these can keep it
+    /// past their time).
+    fn hold_lw_mutex(&mut self, task: usize, l: usize) {
+        self.sync.lwlocks[l].mutex_holder = Some(task);
+        self.tasks[task].prog.lw_mutex = Some(l);
+    }
+
+    /// s_lock (PostgreSQL 8.x's s_lock.c) for lock `l`'s spinlock: while
+    /// a task that is not running holds it (preempted inside it), `task`
+    /// tries `spins_per_delay` times (a locked exchange and a PAUSE each,
+    /// in user space) and then sleeps in pg_usleep, 1 ms at first and
+    /// longer each time. Returns whether it is waiting; once the spinlock
+    /// is free, or its holder runs (its segment is a few tries long), the
+    /// wait ends and spins_per_delay adapts.
+    fn s_lock_wait(&mut self, cpu: usize, task: usize, l: usize) -> bool {
+        let held = match self.sync.lwlocks[l].mutex_holder {
+            Some(h) if h != task => !matches!(self.tasks[h].state, TaskState::Running(_)),
+            _ => false,
+        };
+        let s = &mut self.tasks[task].prog.s_lock;
+        if !held {
+            if s.waiting {
+                s.acquired();
+            }
+            return false;
+        }
+        s.waiting = true;
+        if !s.spun {
+            s.spun = true;
+            let tries = s.spins_per_delay as u64;
+            let from = self.sync.lwlocks[l].line.write(cpu);
+            let first = self.cost.atomic(&self.topo, from, cpu);
+            let again = self.cost.atomic(&self.topo, Some(cpu), cpu) + self.cost.pauses(1);
+            let ns = first + (tries - 1) * again;
+            self.counters.count(Counter::SLockSpins);
+            self.start_segment(cpu, SegKind::User, ns, Pending::None);
+        } else {
+            s.spun = false;
+            let random = self.tasks[task].prog.rng.next_u32();
+            let ms = self.tasks[task].prog.s_lock.next_delay(random);
+            self.counters.count(Counter::SLockDelays);
+            // pg_usleep is a select() with a timeout: a system call, then
+            // a timer sleep.
+            let cost = self.cost.syscall();
+            self.start_segment(
+                cpu,
+                SegKind::Kernel,
+                cost,
+                Pending::Sleep(ms as u64 * 1_000_000),
+            );
+        }
+        true
     }
 
     /// The waiters a release took: those asleep are returned to be woken;

@@ -214,6 +214,9 @@ pub(crate) struct LwLock {
     releasing: Vec<usize>,
     /// Its line (the spinlock that guards its words).
     pub line: Line,
+    /// The task inside the spinlock: from an acquire's or release's try to
+    /// the end of its segment, which a preemption can stretch.
+    pub mutex_holder: Option<usize>,
 }
 
 impl Default for LwLock {
@@ -225,6 +228,7 @@ impl Default for LwLock {
             release_ok: true,
             releasing: Vec::new(),
             line: Line::default(),
+            mutex_holder: None,
         }
     }
 }

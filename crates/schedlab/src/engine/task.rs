@@ -154,6 +154,69 @@ pub(crate) struct Task {
     pub(crate) nice: i8,
 }
 
+/// What PostgreSQL's s_lock (s_lock.c, 8.x) keeps while a backend waits
+/// for a spinlock: tries between sleeps (per backend, adapting), and the
+/// current sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SLock {
+    pub(crate) spins_per_delay: u32,
+    /// The next pg_usleep in ms; 0 until the wait first sleeps.
+    pub(crate) cur_delay_ms: u32,
+    /// Inside s_lock, and whether the round of tries since the last
+    /// sleep is done.
+    pub(crate) waiting: bool,
+    pub(crate) spun: bool,
+}
+
+impl SLock {
+    /// DEFAULT_SPINS_PER_DELAY, MIN_SPINS_PER_DELAY, MAX_SPINS_PER_DELAY.
+    pub(crate) const DEFAULT_SPINS: u32 = 100;
+    pub(crate) const MIN_SPINS: u32 = 10;
+    pub(crate) const MAX_SPINS: u32 = 1000;
+    /// MIN_DELAY_MSEC, MAX_DELAY_MSEC.
+    pub(crate) const MIN_DELAY_MS: u32 = 1;
+    pub(crate) const MAX_DELAY_MS: u32 = 1000;
+
+    pub(crate) fn new() -> Self {
+        SLock {
+            spins_per_delay: Self::DEFAULT_SPINS,
+            cur_delay_ms: 0,
+            waiting: false,
+            spun: false,
+        }
+    }
+
+    /// The sleep after a round of tries: 1 ms the first time, then more
+    /// by a random fraction between 1x and 2x (`random` of 2^32), back to
+    /// 1 ms past a second. Returns the sleep's length in ms.
+    pub(crate) fn next_delay(&mut self, random: u32) -> u32 {
+        if self.cur_delay_ms == 0 {
+            self.cur_delay_ms = Self::MIN_DELAY_MS;
+        }
+        let this = self.cur_delay_ms;
+        // cur_delay += (int) (cur_delay * fraction + 0.5)
+        let grow = ((this as u64 * random as u64 + (1 << 31)) >> 32) as u32;
+        self.cur_delay_ms += grow;
+        if self.cur_delay_ms > Self::MAX_DELAY_MS {
+            self.cur_delay_ms = Self::MIN_DELAY_MS;
+        }
+        this
+    }
+
+    /// The spinlock is taken after a wait: spins_per_delay grows by 100 if
+    /// the wait never slept (a multiprocessor), else shrinks by one.
+    pub(crate) fn acquired(&mut self) {
+        if self.cur_delay_ms == 0 {
+            self.spins_per_delay = (self.spins_per_delay + 100).min(Self::MAX_SPINS);
+        } else {
+            self.spins_per_delay = self.spins_per_delay.saturating_sub(1).max(Self::MIN_SPINS);
+        }
+        self.cur_delay_ms = 0;
+        self.waiting = false;
+        self.spun = false;
+    }
+}
+
 /// A task's place in its program and what its instructions keep between
 /// steps: the interpreter's (`interp.rs`) and the instructions' own
 /// (`futex.rs`, `lwlock.rs`, `transfer.rs`) state, apart from what the
@@ -201,6 +264,11 @@ pub(crate) struct ProgramState {
     /// Woken by an LWLock release: its next try re-enables wakeups
     /// (LWLockAcquire's `retry`).
     pub(crate) lw_retry: bool,
+    /// The LWLock whose spinlock it holds in its current segment.
+    pub(crate) lw_mutex: Option<usize>,
+    /// PostgreSQL's s_lock state for a spinlock held by a task that is
+    /// not running.
+    pub(crate) s_lock: SLock,
     /// Signalled or released while still entering a cond or barrier wait.
     pub(crate) released: bool,
     /// TCP channels it read from and has not acknowledged yet.
@@ -212,4 +280,49 @@ pub(crate) struct ProgramState {
     pub(crate) skb: Option<super::slab::SkbObjects>,
     /// Its own random stream (seeded from the run's seed and its id).
     pub(crate) rng: Pcg32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SLock;
+
+    /// s_lock's delays (s_lock.c, PostgreSQL 8.x): 1 ms first, then grown
+    /// by cur_delay x a random fraction, rounded; back to 1 ms past 1 s.
+    #[test]
+    fn s_lock_sleeps_from_one_ms_growing_by_a_random_fraction_and_wraps() {
+        let mut s = SLock::new();
+        assert_eq!(s.next_delay(0), 1);
+        // A fraction of 0 keeps the delay; just under 1 doubles it.
+        assert_eq!(s.next_delay(0), 1);
+        assert_eq!(s.next_delay(u32::MAX), 1);
+        assert_eq!(s.cur_delay_ms, 2);
+        // Half: 2 + round(1.0) = 3; then 3 + round(1.5) = 5.
+        assert_eq!(s.next_delay(1 << 31), 2);
+        assert_eq!(s.next_delay(1 << 31), 3);
+        assert_eq!(s.cur_delay_ms, 5);
+        s.cur_delay_ms = 600;
+        assert_eq!(s.next_delay(u32::MAX), 600);
+        assert_eq!(s.cur_delay_ms, SLock::MIN_DELAY_MS, "past MAX_DELAY_MSEC");
+    }
+
+    /// spins_per_delay adapts after each wait: +100 (to 1000) when the
+    /// wait never slept, -1 (to 10) when it did.
+    #[test]
+    fn s_lock_spins_per_delay_grows_fast_without_sleeps_and_shrinks_slowly_with_them() {
+        let mut s = SLock::new();
+        s.acquired();
+        assert_eq!(s.spins_per_delay, 200);
+        for _ in 0..20 {
+            s.acquired();
+        }
+        assert_eq!(s.spins_per_delay, SLock::MAX_SPINS);
+        s.next_delay(0);
+        s.acquired();
+        assert_eq!(s.spins_per_delay, SLock::MAX_SPINS - 1);
+        assert_eq!(s.cur_delay_ms, 0, "the next wait starts at 1 ms again");
+        s.spins_per_delay = SLock::MIN_SPINS;
+        s.next_delay(0);
+        s.acquired();
+        assert_eq!(s.spins_per_delay, SLock::MIN_SPINS);
+    }
 }
