@@ -226,9 +226,12 @@ impl Sim {
             }
             self.tasks[task].prog.runtime_until = None;
         } else if left > 0 {
-            let (share, pending) = match self.tasks[task].prog.mem_share {
-                Some(share) => (share, Pending::MemDone),
-                None => (0, Pending::None),
+            let prog = &self.tasks[task].prog;
+            let (share, pending) = match (prog.mem_share, prog.lw_mutex) {
+                (Some(share), _) => (share, Pending::MemDone),
+                // Preempted inside an LWLock's spinlock.
+                (None, Some(l)) => (0, Pending::LwUnlock(l)),
+                (None, None) => (0, Pending::None),
             };
             self.start_work(cpu, SegKind::User, left, share, pending);
             return;
@@ -543,12 +546,7 @@ impl Sim {
     /// per kind of `Pending`.
     pub(crate) fn apply_pending(&mut self, cpu: usize, task: usize, pending: Pending) {
         match pending {
-            Pending::None | Pending::Recheck => {
-                if let Some(l) = self.tasks[task].prog.lw_mutex.take() {
-                    self.sync.lwlocks[l].mutex_holder = None;
-                }
-                self.continue_or_preempt(cpu)
-            }
+            Pending::None | Pending::Recheck => self.continue_or_preempt(cpu),
             Pending::IrqReturn => self.irq_return(cpu, task),
             Pending::SwitchIn => self.switched_in(cpu, task),
             Pending::Deposit {
@@ -604,6 +602,11 @@ impl Sim {
             Pending::PostSem { sem, sync } => {
                 let woken = self.take_sem_waiter(sem);
                 self.wake_then(cpu, task, woken, sync, Pending::None);
+            }
+            Pending::LwUnlock(l) => {
+                self.tasks[task].prog.lw_mutex = None;
+                self.sync.lwlocks[l].mutex_holder = None;
+                self.continue_or_preempt(cpu);
             }
             Pending::ReleaseLw(lock) => {
                 let woken = self.take_lw_waiters(lock);

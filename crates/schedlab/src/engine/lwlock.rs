@@ -35,7 +35,7 @@ impl Sim {
         if lock.acquire(task, exclusive, retry) {
             self.tasks[task].prog.pc += 1;
             self.hold_lw_mutex(task, l);
-            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+            self.start_segment(cpu, SegKind::User, cost, Pending::LwUnlock(l));
         } else {
             if retry {
                 self.counters.count(Counter::LwLost);
@@ -61,7 +61,7 @@ impl Sim {
         let taken = lock.release();
         if taken.is_empty() {
             self.hold_lw_mutex(task, l);
-            self.start_segment(cpu, SegKind::User, cost, Pending::None);
+            self.start_segment(cpu, SegKind::User, cost, Pending::LwUnlock(l));
             return;
         }
         let n = taken.len();

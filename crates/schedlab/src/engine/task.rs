@@ -111,6 +111,8 @@ pub(crate) enum Pending {
     /// An LWLock release's semaphore posts are entered: wake the waiters
     /// it took off the queue.
     ReleaseLw(usize),
+    /// A try of an LWLock's words is done: its spinlock is free.
+    LwUnlock(usize),
     /// sched_yield's entry is done: the era's yield_task_fair, then schedule.
     Yield,
     /// sched_setaffinity's entry is done: the task may use `cpusets[i]`.
