@@ -34,14 +34,15 @@
 //! head, who competes again. A row lock is the lock manager's: the waiter
 //! queues on the tuple lock and the holder's transaction, and the holder's
 //! commit grants the next in line (a semaphore with one post, handed over
-//! in order, woken by a SysV semaphore: not a sync wakeup).
+//! in order, woken by a SysV semaphore: not a sync wakeup). An LWLock's
+//! spinlock is waited for as s_lock does (spin, then sleep 1 ms and more)
+//! while its holder is preempted inside it.
 //!
 //! Left out: conflicts on cold rows, deadlock detection (locks are taken
 //! in ascending row order instead), the other internal mutexes, rw-locks
 //! and LWLocks (buffer pool, index latches, PostgreSQL's buffer mapping
-//! and lock manager partitions), spinlocks' sleep on contention
-//! (PostgreSQL's s_lock sleeps 1 ms and more), and the buffer pool's I/O
-//! (the table fits in memory).
+//! and lock manager partitions) and their spinlocks, and the buffer
+//! pool's I/O (the table fits in memory).
 
 use super::ops::{
     channel, check, compute, echo, mark, ms_to_ns, poll_read, read, task, write, Built,
