@@ -96,12 +96,11 @@ impl Sim {
         };
         let s = &mut self.tasks[task].prog.s_lock;
         if !held {
-            if s.waiting {
+            if s.waiting() {
                 s.acquired();
             }
             return false;
         }
-        s.waiting = true;
         if !s.spun {
             s.spun = true;
             let tries = s.spins_per_delay as u64;

@@ -164,9 +164,7 @@ pub(crate) struct SLock {
     pub(crate) spins_per_delay: u32,
     /// The next pg_usleep in ms; 0 until the wait first sleeps.
     pub(crate) cur_delay_ms: u32,
-    /// Inside s_lock, and whether the round of tries since the last
-    /// sleep is done.
-    pub(crate) waiting: bool,
+    /// The round of tries since the wait began or last slept is done.
     pub(crate) spun: bool,
 }
 
@@ -183,9 +181,14 @@ impl SLock {
         SLock {
             spins_per_delay: Self::DEFAULT_SPINS,
             cur_delay_ms: 0,
-            waiting: false,
             spun: false,
         }
+    }
+
+    /// Inside s_lock: a wait begins with a round of tries, and once it
+    /// has slept its delay is never 0.
+    pub(crate) fn waiting(&self) -> bool {
+        self.spun || self.cur_delay_ms > 0
     }
 
     /// The sleep after a round of tries: 1 ms the first time, then more
@@ -214,7 +217,6 @@ impl SLock {
             self.spins_per_delay = self.spins_per_delay.saturating_sub(1).max(Self::MIN_SPINS);
         }
         self.cur_delay_ms = 0;
-        self.waiting = false;
         self.spun = false;
     }
 }
