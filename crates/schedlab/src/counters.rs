@@ -316,6 +316,9 @@ pub enum Counter {
     /// pg_usleep delays between them.
     SLockSpins,
     SLockDelays,
+    /// A semaphore wait that queued behind another waiter (a row lock with
+    /// two or more transactions waiting for its holder).
+    SemQueuedBehind,
     /// A log flush's write and sync; a flush whose record another's
     /// flush had covered.
     LogFlushes,
@@ -340,7 +343,7 @@ pub enum Counter {
 
 impl Counter {
     /// The counters without a level or an outcome.
-    pub const FIXED: [Counter; 43] = [
+    pub const FIXED: [Counter; 44] = [
         Counter::TtwuLocal,
         Counter::TtwuRemote,
         Counter::TtwuSync,
@@ -384,6 +387,7 @@ impl Counter {
         Counter::MmLineMoved,
         Counter::SLockSpins,
         Counter::SLockDelays,
+        Counter::SemQueuedBehind,
     ];
 
     /// How many counters the types can express: one slot each.
@@ -471,6 +475,7 @@ impl Counter {
             Counter::MmLineMoved => 40,
             Counter::SLockSpins => 41,
             Counter::SLockDelays => 42,
+            Counter::SemQueuedBehind => 43,
             _ => unreachable!("{self:?} has a level or an outcome"),
         }
     }
@@ -577,6 +582,7 @@ impl fmt::Display for Counter {
             Counter::MmLineMoved => f.write_str("mm.lazy_ref_line_moved"),
             Counter::SLockSpins => f.write_str("lwlock.s_lock_spins"),
             Counter::SLockDelays => f.write_str("lwlock.s_lock_delays"),
+            Counter::SemQueuedBehind => f.write_str("sem.queued_behind"),
         }
     }
 }

@@ -371,6 +371,45 @@ fn a_semaphore_keeps_early_posts_and_wakes_a_waiter_with_a_futex_wake() {
     assert_eq!(counter(&out, "futex.wait"), 1);
     assert_eq!(counter(&out, "futex.wake"), 1);
     assert_eq!(counter(&out, "futex.woken"), 1);
+    assert_eq!(counter(&out, "sem.queued_behind"), 0);
+}
+
+/// Waiters queue on a semaphore oldest first and each post hands one over
+/// in that order; `sem.queued_behind` counts the waits that found another
+/// waiter already queued (sysbench's row locks: the duplicate key's
+/// precondition, docs/fidelity.md).
+#[test]
+fn semaphore_waiters_are_served_in_order_and_those_behind_another_are_counted() {
+    let topo = machine(1, 1, 4, 1, HwCosts::default());
+    let waiter = |name: &str, cpu: u32, delay: u64| {
+        format!(
+            r#"{{"name":"{name}","affinity":"{cpu}","program":[{{"sleep":{{"ns":{delay}}}}},{{"sem_wait":{{"sem":"s"}}}},{{"mark":"{name}.in"}}]}}"#
+        )
+    };
+    let out = run(
+        &topo,
+        &format!(
+            r#"{{"tasks":[
+          {{"name":"A","affinity":"0","program":[{{"compute":{{"ns":100000}}}},{{"sem_post":{{"sem":"s"}}}},{{"compute":{{"ns":50000}}}},{{"sem_post":{{"sem":"s"}}}},{{"compute":{{"ns":50000}}}},{{"sem_post":{{"sem":"s"}}}}]}},
+          {},{},{}]}}"#,
+            waiter("B", 1, 10_000),
+            waiter("C", 2, 20_000),
+            waiter("D", 3, 30_000)
+        ),
+        None,
+    );
+    let (b, c, d) = (
+        marks(&out, "B.in")[0],
+        marks(&out, "C.in")[0],
+        marks(&out, "D.in")[0],
+    );
+    assert!(b < c && c < d, "B {b} C {c} D {d}");
+    assert!(
+        b > 100_000 && c > 150_000 && d > 200_000,
+        "B {b} C {c} D {d}"
+    );
+    assert_eq!(counter(&out, "futex.wait"), 3);
+    assert_eq!(counter(&out, "sem.queued_behind"), 2);
 }
 
 /// `free` semaphore operations (a replayed trace's wakeups) charge no

@@ -263,6 +263,9 @@ impl Sim {
             }
             self.start_segment(cpu, SegKind::User, cost, Pending::None);
         } else {
+            if sem.queued() > 1 {
+                self.counters.count(Counter::SemQueuedBehind);
+            }
             self.tasks[task].prog.released = false;
             if free {
                 self.block(cpu, task, Wait::Sem(s));

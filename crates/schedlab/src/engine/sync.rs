@@ -187,6 +187,11 @@ impl Sem {
         self.waiters.pop_front()
     }
 
+    /// Tasks queued for a post.
+    pub fn queued(&self) -> usize {
+        self.waiters.len()
+    }
+
     /// A wait: takes a post if there is one, else queues `task` (false).
     pub fn take_or_queue(&mut self, task: usize) -> bool {
         if self.count > 0 {

@@ -353,6 +353,14 @@ const SYSBENCH: &[ParamInfo] = &[
         )
     },
     p("read_only", "oltp_read_only", "read-only transactions"),
+    ParamInfo {
+        choices: &["0.4", "1.0"],
+        ..p(
+            "version",
+            "",
+            "sysbench's OLTP test: 0.4's (one more UPDATE) or 1.0's",
+        )
+    },
     p("duration_ms", "--time", "run time, ms"),
     WARMUP,
     AFFINITY,
