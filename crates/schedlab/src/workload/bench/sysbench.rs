@@ -40,7 +40,10 @@
 //! while its holder is preempted inside it.
 //!
 //! Left out: conflicts on cold rows, deadlock detection (locks are taken
-//! in ascending row order instead), the other internal mutexes, rw-locks
+//! in ascending row order instead), the errors a real read-write run
+//! meets (a deadlock; on PostgreSQL, a duplicate key when three
+//! transactions re-insert one row: sysbench 0.4 stops at the first and
+//! prints no result, docs/fidelity.md), the other internal mutexes, rw-locks
 //! and LWLocks (buffer pool, index latches, PostgreSQL's buffer mapping
 //! and lock manager partitions) and their spinlocks, and the buffer
 //! pool's I/O (the table fits in memory).
@@ -65,7 +68,7 @@ pub enum Database {
 }
 
 /// Which sysbench runs the OLTP test. 0.4's C test (sb_oltp.c, every 0.4
-/// release, the one of 2008) writes the row it deletes and re-inserts
+/// release, 2006 to 2009) writes the row it deletes and re-inserts
 /// with one more UPDATE first ("to make PostgreSQL work": a transaction
 /// that waited for the row then deletes the copy its predecessor
 /// inserted, not nothing); 1.0's oltp_read_write.lua has no such UPDATE.
