@@ -673,94 +673,122 @@ proptest! {
     /// exactly one place, one task per CPU, queue bookkeeping, time
     /// conservation); the run must finish without breaking one.
     #[test]
-    fn invariants_hold_on_random_machines_and_mixes(
-        (nodes, llcs, cores, threads, era, tasks, seed) in mix_strategy()
-    ) {
-        // Half the machines keep a unix backlog, and half (the other
-        // way round every fourth seed) SLUB's skb caches: the backlog's
-        // conservation and every skb's place are invariants too.
-        let costs = HwCosts {
-            unix_backlog: if seed % 2 == 0 {
-                vec![schedlab::topology::BacklogCost { kib: 4, ns: 200 }]
-            } else {
-                Vec::new()
-            },
-            skb_slabs: (seed % 4 < 2).then(|| skb_slabs(1 + seed as u32 % 5)),
-            ..HwCosts::default()
+    fn invariants_hold_on_random_machines_and_mixes(gene in mix_strategy()) {
+        check_mix(gene)?;
+    }
+}
+
+/// Mixes the property test found breaking an invariant, kept as cases.
+#[test]
+fn invariants_hold_on_the_mixes_that_once_broke_them() {
+    // An LWLock's spinlock held by a backend that had moved on to another
+    // LWLock (2026-12-06).
+    check_mix((
+        2,
+        2,
+        1,
+        1,
+        0,
+        vec![(3, 84158, 3554, 0), (0, 63335, 150905, 1)],
+        15539067850799170228,
+    ))
+    .unwrap();
+}
+
+/// One random machine and mix: runs it (the engine checks its invariants
+/// after every event) and checks what the run reports.
+fn check_mix(
+    (nodes, llcs, cores, threads, era, tasks, seed): MixGene,
+) -> Result<(), TestCaseError> {
+    // Half the machines keep a unix backlog, and half (the other
+    // way round every fourth seed) SLUB's skb caches: the backlog's
+    // conservation and every skb's place are invariants too.
+    let costs = HwCosts {
+        unix_backlog: if seed % 2 == 0 {
+            vec![schedlab::topology::BacklogCost { kib: 4, ns: 200 }]
+        } else {
+            Vec::new()
+        },
+        skb_slabs: (seed % 4 < 2).then(|| skb_slabs(1 + seed as u32 % 5)),
+        ..HwCosts::default()
+    };
+    let topo = machine(nodes, llcs, cores, threads, costs);
+    let n = topo.ncpus();
+    let mut chans = Vec::new();
+    let mut specs = Vec::new();
+    for (i, &(kind, a, b, pin)) in tasks.iter().enumerate() {
+        let affinity = match pin {
+            0 => format!(r#","affinity":"{}""#, i % n),
+            _ => String::new(),
         };
-        let topo = machine(nodes, llcs, cores, threads, costs);
-        let n = topo.ncpus();
-        let mut chans = Vec::new();
-        let mut specs = Vec::new();
-        for (i, &(kind, a, b, pin)) in tasks.iter().enumerate() {
-            let affinity = match pin {
-                0 => format!(r#","affinity":"{}""#, i % n),
-                _ => String::new(),
-            };
-            match kind {
-                // Sleepers, a third of them SCHED_FIFO and a third
-                // SCHED_RR at first, that yield, move themselves between
-                // CPUs and switch between the fair and RT classes.
-                0 => specs.push(format!(
-                    r#"{{"name":"c{i}"{affinity}{},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},"yield",{{"affinity":"{}"}},{{"scheduler":{{"nice":{}}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}},{{"affinity":null}},{{"scheduler":{{"rt":{{"policy":"rr","priority":{}}}}}}}]}}]}}"#,
-                    rt_class(i), (i + 1) % n, (i % 7) as i8 - 3, 1 + i % 99)),
-                1 => specs.push(format!(
-                    r#"{{"name":"h{i}"{affinity}{},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#,
-                    if i % 4 == 3 { rt_class(1) } else { String::new() }, (i as i8 % 5) - 2)),
-                3 => {
-                    // rt-app's synchronisation: a producer signals under a
-                    // mutex, a consumer waits, both meet at a barrier with
-                    // a third task; memory writes and wall-time runs.
+        match kind {
+            // Sleepers, a third of them SCHED_FIFO and a third
+            // SCHED_RR at first, that yield, move themselves between
+            // CPUs and switch between the fair and RT classes.
+            0 => specs.push(format!(
+                r#"{{"name":"c{i}"{affinity}{},"program":[{{"forever":[{{"compute":{{"ns":{a},"jitter_pct":40}}}},"yield",{{"affinity":"{}"}},{{"scheduler":{{"nice":{}}}}},{{"sleep":{{"ns":{b},"jitter_pct":40}}}},{{"affinity":null}},{{"scheduler":{{"rt":{{"policy":"rr","priority":{}}}}}}}]}}]}}"#,
+                rt_class(i), (i + 1) % n, (i % 7) as i8 - 3, 1 + i % 99)),
+            1 => specs.push(format!(
+                r#"{{"name":"h{i}"{affinity}{},"nice":{},"program":[{{"forever":[{{"compute":{{"ns":{a}}}}}]}}]}}"#,
+                if i % 4 == 3 { rt_class(1) } else { String::new() }, (i as i8 % 5) - 2)),
+            3 => {
+                // rt-app's synchronisation: a producer signals under a
+                // mutex, a consumer waits, both meet at a barrier with
+                // a third task; memory writes and wall-time runs.
+                specs.push(format!(
+                    r#"{{"name":"s{i}"{affinity},"program":[{{"forever":[{{"runtime":{{"ns":{a}}}}},{{"lock":"m{i}"}},{{"signal":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#));
+                specs.push(format!(
+                    r#"{{"name":"w{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"cond_wait":{{"cond":"c{i}","mutex":"m{i}"}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"mem":{{"bytes":65536}}}}]}}]}}"#));
+                specs.push(format!(
+                    r#"{{"name":"x{i}","program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","rounds":4,"wake_all":true}}}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
+                // Counting semaphores (a replayed trace's wakeups): a
+                // ping-pong, and a third task posting on a timer so that
+                // posts also wait in the count.
+                specs.push(format!(
+                    r#"{{"name":"z{i}","program":[{{"forever":[{{"compute":{{"ns":{a}}}}},{{"sem_post":{{"sem":"s{i}","free":true}}}},{{"sem_wait":{{"sem":"r{i}","free":true}}}}]}}]}}"#));
+                specs.push(format!(
+                    r#"{{"name":"v{i}"{affinity},"program":[{{"forever":[{{"sem_wait":{{"sem":"s{i}"}}}},{{"compute":{{"ns":{b}}}}},{{"sem_post":{{"sem":"r{i}","sync":true}}}}]}}]}}"#));
+                specs.push(format!(
+                    r#"{{"name":"u{i}","program":[{{"forever":[{{"sleep":{{"ns":{b}}}}},{{"sem_post":{{"sem":"s{i}"}}}}]}}]}}"#));
+                // InnoDB's spin-then-sleep mutex, woken all at once.
+                specs.push(format!(
+                    r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));
+                // PostgreSQL's LWLocks, shared and exclusive, and a
+                // log flushed under one of them by whichever of two
+                // tasks gets there first.
+                for (k, shared) in [(0, true), (1, false), (2, true)] {
                     specs.push(format!(
-                        r#"{{"name":"s{i}"{affinity},"program":[{{"forever":[{{"runtime":{{"ns":{a}}}}},{{"lock":"m{i}"}},{{"signal":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#));
-                    specs.push(format!(
-                        r#"{{"name":"w{i}","program":[{{"forever":[{{"lock":"m{i}"}},{{"cond_wait":{{"cond":"c{i}","mutex":"m{i}"}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"mem":{{"bytes":65536}}}}]}}]}}"#));
-                    specs.push(format!(
-                        r#"{{"name":"x{i}","program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","rounds":4,"wake_all":true}}}},{{"compute":{{"ns":{b}}}}},{{"broadcast":"c{i}"}},{{"unlock":"m{i}"}},{{"barrier":"b{i}"}}]}}]}}"#));
-                    // Counting semaphores (a replayed trace's wakeups): a
-                    // ping-pong, and a third task posting on a timer so that
-                    // posts also wait in the count.
-                    specs.push(format!(
-                        r#"{{"name":"z{i}","program":[{{"forever":[{{"compute":{{"ns":{a}}}}},{{"sem_post":{{"sem":"s{i}","free":true}}}},{{"sem_wait":{{"sem":"r{i}","free":true}}}}]}}]}}"#));
-                    specs.push(format!(
-                        r#"{{"name":"v{i}"{affinity},"program":[{{"forever":[{{"sem_wait":{{"sem":"s{i}"}}}},{{"compute":{{"ns":{b}}}}},{{"sem_post":{{"sem":"r{i}","sync":true}}}}]}}]}}"#));
-                    specs.push(format!(
-                        r#"{{"name":"u{i}","program":[{{"forever":[{{"sleep":{{"ns":{b}}}}},{{"sem_post":{{"sem":"s{i}"}}}}]}}]}}"#));
-                    // InnoDB's spin-then-sleep mutex, woken all at once.
-                    specs.push(format!(
-                        r#"{{"name":"y{i}"{affinity},"program":[{{"forever":[{{"spin_lock":{{"mutex":"m{i}","wake_all":{}}}}},{{"compute":{{"ns":{a}}}}},{{"unlock":"m{i}"}},{{"sleep":{{"ns":{b}}}}}]}}]}}"#, a % 2 == 0));
-                    // PostgreSQL's LWLocks, shared and exclusive, and a
-                    // log flushed under one of them by whichever of two
-                    // tasks gets there first.
-                    for (k, shared) in [(0, true), (1, false), (2, true)] {
-                        specs.push(format!(
-                            r#"{{"name":"l{i}.{k}","program":[{{"forever":[{{"lw_acquire":{{"lock":"p{i}","shared":{shared}}}}},{{"compute":{{"ns":{a}}}}},{{"lw_release":"p{i}"}},{{"lw_acquire":{{"lock":"i{i}"}}}},{{"log_append":"wal{i}"}},{{"lw_release":"i{i}"}},{{"log_flush":{{"log":"wal{i}","lock":"w{i}","io":{{"ns":{b}}}}}}}]}}]}}"#));
-                    }
-                }
-                _ => {
-                    let (x, y) = (chans.len(), chans.len() + 1);
-                    chans.push(r#"{"kind":"pipe","capacity":8}"#.to_string());
-                    chans.push(r#"{"kind":"unix","capacity":8}"#.to_string());
-                    specs.push(format!(
-                        r#"{{"name":"p{i}"{affinity},"working_set_kib":64,"program":[{{"forever":[{{"write":{{"chan":{x},"bytes":4}}}},{{"read":{{"chan":{y},"bytes":8}}}},{{"compute":{{"ns":{a},"jitter_pct":20}}}}]}}]}}"#));
-                    specs.push(format!(
-                        r#"{{"name":"q{i}","program":[{{"forever":[{{"read":{{"chan":{x},"bytes":8}}}},{{"compute":{{"ns":{b},"jitter_pct":20}}}},{{"write":{{"chan":{y},"bytes":4}}}}]}}]}}"#));
+                        r#"{{"name":"l{i}.{k}","program":[{{"forever":[{{"lw_acquire":{{"lock":"p{i}","shared":{shared}}}}},{{"compute":{{"ns":{a}}}}},{{"lw_release":"p{i}"}},{{"lw_acquire":{{"lock":"i{i}"}}}},{{"log_append":"wal{i}"}},{{"lw_release":"i{i}"}},{{"log_flush":{{"log":"wal{i}","lock":"w{i}","io":{{"ns":{b}}}}}}}]}}]}}"#));
                 }
             }
+            _ => {
+                let (x, y) = (chans.len(), chans.len() + 1);
+                chans.push(r#"{"kind":"pipe","capacity":8}"#.to_string());
+                chans.push(r#"{"kind":"unix","capacity":8}"#.to_string());
+                specs.push(format!(
+                    r#"{{"name":"p{i}"{affinity},"working_set_kib":64,"program":[{{"forever":[{{"write":{{"chan":{x},"bytes":4}}}},{{"read":{{"chan":{y},"bytes":8}}}},{{"compute":{{"ns":{a},"jitter_pct":20}}}}]}}]}}"#));
+                specs.push(format!(
+                    r#"{{"name":"q{i}","program":[{{"forever":[{{"read":{{"chan":{x},"bytes":8}}}},{{"compute":{{"ns":{b},"jitter_pct":20}}}},{{"write":{{"chan":{y},"bytes":4}}}}]}}]}}"#));
+            }
         }
-        let json = format!(r#"{{"channels":[{}],"tasks":[{}]}}"#, chans.join(","), specs.join(","));
-        let out = run(&topo, Era::ALL[era], &json, seed, Some(30_000_000));
-        prop_assert_eq!(out.end_ns, 30_000_000);
-        prop_assert!(out.events > 100);
-        for t in &out.cpu_time {
-            prop_assert_eq!(t.total(), out.end_ns);
-        }
-        let busy: u64 = out.cpu_time.iter().map(|t| t.busy_ns).sum();
-        let exec: u64 = out.tasks.iter().map(|t| t.sum_exec_ns).sum();
-        // Tasks are charged for what their CPUs ran for them; kernel work
-        // (syscalls, switches) is charged to the task too, so exec >= busy.
-        prop_assert!(exec + 1_000 >= busy, "exec {} busy {}", exec, busy);
     }
+    let json = format!(
+        r#"{{"channels":[{}],"tasks":[{}]}}"#,
+        chans.join(","),
+        specs.join(",")
+    );
+    let out = run(&topo, Era::ALL[era], &json, seed, Some(30_000_000));
+    prop_assert_eq!(out.end_ns, 30_000_000);
+    prop_assert!(out.events > 100);
+    for t in &out.cpu_time {
+        prop_assert_eq!(t.total(), out.end_ns);
+    }
+    let busy: u64 = out.cpu_time.iter().map(|t| t.busy_ns).sum();
+    let exec: u64 = out.tasks.iter().map(|t| t.sum_exec_ns).sum();
+    // Tasks are charged for what their CPUs ran for them; kernel work
+    // (syscalls, switches) is charged to the task too, so exec >= busy.
+    prop_assert!(exec + 1_000 >= busy, "exec {} busy {}", exec, busy);
+    Ok(())
 }
 
 /// NOHZ: idle CPUs stop their tick (tick_nohz_idle_enter) and are balanced

@@ -236,6 +236,13 @@ impl Sim {
             self.start_work(cpu, SegKind::User, left, share, pending);
             return;
         }
+        // Preempted just as a `mem` write or an LWLock's spinlock section
+        // had no work left: what its end does is done now.
+        let prog = &mut self.tasks[task].prog;
+        prog.mem_share = None;
+        if let Some(l) = prog.lw_mutex.take() {
+            self.sync.lwlocks[l].mutex_holder = None;
+        }
         self.advance(cpu, task);
     }
 
