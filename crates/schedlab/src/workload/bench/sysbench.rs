@@ -330,7 +330,7 @@ fn pgsql_commit(server: &mut Vec<Op>, rows: &[usize]) {
 impl Sysbench {
     /// oltp_read_write's statements in order: BEGIN, 10 point selects, the
     /// simple, sum, order and distinct ranges, (index_update,
-    /// non_index_update, [0.4: index_update of the next row,] delete,
+    /// non_index_update, [0.4: index_update of the row then deleted,] delete,
     /// insert,) without COMMIT.
     fn statements(&self) -> Vec<(u64, u64)> {
         let mut s = vec![TRIVIAL];
