@@ -105,18 +105,16 @@ impl CpuSet {
     }
 
     /// CPUs in ascending order.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut bits = w;
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                Some(i * 64 + b)
-            })
-        })
+    pub fn iter(&self) -> Cpus<'_> {
+        // Which words hold CPUs, found once: most sets live in the first
+        // word, and the walk then never looks at the other fifteen.
+        let nonzero = (0..WORDS).fold(0u16, |m, i| m | (((self.words[i] != 0) as u16) << i));
+        Cpus {
+            words: &self.words,
+            nonzero,
+            word: 0,
+            bits: 0,
+        }
     }
 
     /// Linux's cpulist format: "0-3,8,10-11".
@@ -139,6 +137,36 @@ impl CpuSet {
             i += 1;
         }
         parts.join(",")
+    }
+}
+
+/// The CPUs of a set in ascending order ([`CpuSet::iter`]).
+pub struct Cpus<'a> {
+    words: &'a [u64; WORDS],
+    /// Bit i: word i holds CPUs not yet reached.
+    nonzero: u16,
+    /// The word `bits` came from.
+    word: usize,
+    /// The CPUs of `word` not yet returned.
+    bits: u64,
+}
+
+impl Iterator for Cpus<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.bits == 0 {
+            if self.nonzero == 0 {
+                return None;
+            }
+            self.word = self.nonzero.trailing_zeros() as usize;
+            self.nonzero &= self.nonzero - 1;
+            self.bits = self.words[self.word];
+        }
+        let b = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.word * 64 + b)
     }
 }
 

@@ -76,6 +76,10 @@ pub struct Domain {
     /// The balancing groups: the child level's spans (single CPUs at the
     /// bottom), ascending by first CPU. NUMA groups may overlap.
     pub groups: Vec<CpuSet>,
+    /// Each group's power on 2.6.2x (__cpu_power), set once when the
+    /// domains are built, as the kernel's init_sched_groups_power does:
+    /// [`group_power_2_6`]. Later eras compute capacity as they go.
+    pub power: Vec<u64>,
     pub params: LevelParams,
     /// The SLIT distance a NUMA level spans.
     pub numa_distance: Option<u32>,
@@ -524,6 +528,7 @@ impl Domains {
                             level: name,
                             span,
                             groups,
+                            power: Vec::new(),
                             params,
                             numa_distance,
                         });
@@ -553,11 +558,12 @@ impl Domains {
                     .collect(),
             );
         }
-        let built = Domains {
+        let mut built = Domains {
             era,
             domains,
             per_cpu,
         };
+        built.set_group_power(topo);
         for level in policy.levels.keys() {
             if !built.domains.iter().any(|d| d.level == level) {
                 return Err(Error::invalid(Concern::Policy, format!(
@@ -568,6 +574,28 @@ impl Domains {
             }
         }
         Ok(built)
+    }
+
+    /// Every domain's groups' power ([`group_power_2_6`]), each domain
+    /// seen from the first CPU that has it.
+    fn set_group_power(&mut self, topo: &Topology) {
+        let mut power: Vec<Option<Vec<u64>>> = vec![None; self.domains.len()];
+        for cpu in 0..self.per_cpu.len() {
+            for (level, &di) in self.per_cpu[cpu].iter().enumerate() {
+                if power[di].is_none() {
+                    let groups = &self.domains[di].groups;
+                    power[di] = Some(
+                        groups
+                            .iter()
+                            .map(|g| group_power_2_6(self, topo, cpu, level, g))
+                            .collect(),
+                    );
+                }
+            }
+        }
+        for (d, p) in self.domains.iter_mut().zip(power) {
+            d.power = p.unwrap_or_default();
+        }
     }
 
     /// `cpu`'s domains, bottom-up (domain0 first).
@@ -689,4 +717,47 @@ fn groups_of(span: &CpuSet, child_spans: Option<&Vec<CpuSet>>) -> Vec<CpuSet> {
         groups.push(g);
     }
     groups
+}
+
+/// One CPU's power, SCHED_LOAD_SCALE (v2.6.28).
+const CPU_POWER: u64 = 1024;
+
+/// A group's __cpu_power (v2.6.28 init_sched_groups_power and
+/// init_numa_sched_groups_power, the default "perf" policy), for a group
+/// of `this`'s domain at index `level`:
+/// - NODE and ALLNODES groups: each physical package's power added once.
+///   A package's power (its phys domain group's) is one CPU's: the
+///   package's child level shares a core or a cache, or it has none.
+/// - Other levels: one CPU's power when the child domain shares a core or
+///   a cache (SD_SHARE_CPUPOWER, SD_SHARE_PKG_RESOURCES) or there is none,
+///   so it should run one task while other groups idle; else the sum of
+///   the child domain's groups' power.
+fn group_power_2_6(
+    domains: &Domains,
+    topo: &Topology,
+    this: usize,
+    level: usize,
+    g: &CpuSet,
+) -> u64 {
+    let Some(d) = domains.of(this).nth(level) else {
+        return CPU_POWER * g.len() as u64;
+    };
+    if matches!(d.level, "NODE" | "ALLNODES") {
+        let packages: CpuSet = g.iter().map(|c| topo.cpus[c].package).collect();
+        return CPU_POWER * packages.len() as u64;
+    }
+    let Some(first) = g.first() else {
+        return CPU_POWER;
+    };
+    let Some(child) = level.checked_sub(1).and_then(|c| domains.of(first).nth(c)) else {
+        return CPU_POWER;
+    };
+    if child.has(SdFlag::ShareCpuCapacity) || child.has(SdFlag::SharePkgResources) {
+        return CPU_POWER;
+    }
+    child
+        .groups
+        .iter()
+        .map(|cg| group_power_2_6(domains, topo, first, level - 1, cg))
+        .sum()
 }

@@ -96,49 +96,6 @@ pub(crate) fn group_stats(
     }
 }
 
-/// Group power (v2.6.28 init_sched_groups_power, the default "perf"
-/// policy): a group whose child domain shares a core or a cache has the
-/// power of one CPU, so it should run one task while other groups idle.
-///
-/// A group's __cpu_power (v2.6.28, the default "perf" policy), for a
-/// group of `this`'s domain at index `level`:
-/// - NODE and ALLNODES groups (init_numa_sched_groups_power): each
-///   physical package's power added once. A package's power (its phys
-///   domain group's) is one CPU's, 1024: the package's child level shares
-///   a core or a cache, or it has none.
-/// - Other levels (init_sched_groups_power): one CPU's power when the
-///   child domain shares a core or a cache (SD_SHARE_CPUPOWER,
-///   SD_SHARE_PKG_RESOURCES) or there is none; else the sum of the child
-///   domain's groups' power.
-pub(crate) fn group_power(env: &impl SchedEnv, this: usize, level: usize, g: &CpuSet) -> u64 {
-    let Some(d) = env.domains().of(this).nth(level) else {
-        return SCHED_CAPACITY_SCALE * g.len() as u64;
-    };
-    if matches!(d.level, "NODE" | "ALLNODES") {
-        let mut packages: Vec<usize> = g.iter().map(|c| env.topology().cpus[c].package).collect();
-        packages.sort_unstable();
-        packages.dedup();
-        return SCHED_CAPACITY_SCALE * packages.len() as u64;
-    }
-    let Some(first) = g.iter().next() else {
-        return SCHED_CAPACITY_SCALE;
-    };
-    let Some(child) = level
-        .checked_sub(1)
-        .and_then(|c| env.domains().of(first).nth(c))
-    else {
-        return SCHED_CAPACITY_SCALE;
-    };
-    if child.has(SdFlag::ShareCpuCapacity) || child.has(SdFlag::SharePkgResources) {
-        return SCHED_CAPACITY_SCALE;
-    }
-    child
-        .groups
-        .iter()
-        .map(|cg| group_power(env, first, level - 1, cg))
-        .sum()
-}
-
 /// sd_init's smt_gain (v4.15 kernel/sched/topology.c): what a core's SMT
 /// threads are worth together.
 const SMT_GAIN: u64 = 1178;

@@ -2,13 +2,12 @@
 //! is the same): groups' loads on the idle type's cpu_load[] index, a
 //! group over its capacity or internally imbalanced as the busiest, and
 //! the imbalance in weighted load with the small-imbalance fix-up.
-//! Groups' power is `groups::group_power`, which find_idlest_group
-//! divides by too.
+//! Groups' power is the domain's (`Domain::power`, set when the domains
+//! are built), which find_idlest_group divides by too.
 
 use super::imbalance::{Imbalance, Migrate};
 use crate::counters::IdleType;
 use crate::sched::env::SchedEnv;
-use crate::sched::groups::group_power;
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index::loads as legacy_loads;
 use crate::sched::why::{self, Op};
@@ -89,7 +88,7 @@ pub(super) fn find_busiest_group(
     let mut local = Group::default();
     let mut busiest: Option<(usize, Group)> = None;
     for (gi, g) in d.groups.iter().enumerate() {
-        let power = group_power(env, this, level, g);
+        let power = d.power[gi];
         let s = tally(env, g, gi == local_gi, idx, power);
         total_load += s.avg_load * power / SCALE;
         total_pwr += power;
@@ -311,10 +310,7 @@ mod tests {
         let power = |env: &TestEnv, level: &str| {
             let li = level_index(env, 0, level);
             let d = env.domains.of(0).nth(li).unwrap();
-            d.groups
-                .iter()
-                .map(|g| group_power(env, 0, li, g))
-                .collect::<Vec<_>>()
+            d.power.clone()
         };
         assert_eq!(power(&env, "MC"), vec![1024, 1024]);
         assert_eq!(power(&env, "CPU"), vec![1024, 1024]);

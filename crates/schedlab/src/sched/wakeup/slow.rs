@@ -14,8 +14,7 @@ use crate::domains::Domain;
 use crate::policy::{IdlestGroup, SdFlag};
 use crate::sched::env::SchedEnv;
 use crate::sched::groups::{
-    adjust_numa_imbalance, cpu_capacity, group_power, group_stats, imb_numa_nr, GroupStats,
-    GroupType,
+    adjust_numa_imbalance, cpu_capacity, group_stats, imb_numa_nr, GroupStats, GroupType,
 };
 use crate::sched::load::SCHED_CAPACITY_SCALE;
 use crate::sched::load_index;
@@ -88,7 +87,7 @@ fn walk(
             level = child;
             continue;
         }
-        let Some(group) = find_idlest_group(env, sd, li, p, cpu, flag) else {
+        let Some(group) = find_idlest_group(env, sd, p, cpu, flag) else {
             why::note(env, |t| {
                 t.step(depth, env.policy().era.rules().fn_names.find_idlest_group);
                 t.sd(env.policy().era, sd.level, flag, true);
@@ -125,7 +124,6 @@ fn walk(
 fn find_idlest_group(
     env: &impl SchedEnv,
     sd: &Domain,
-    level: usize,
     p: usize,
     this: usize,
     flag: SdFlag,
@@ -133,7 +131,7 @@ fn find_idlest_group(
     match env.policy().era.rules().idlest_group {
         IdlestGroup::Classified => find_idlest_group_classified(env, sd, p, this),
         IdlestGroup::RunnableThenBlocked => find_idlest_group_4_15(env, sd, p, this, flag),
-        IdlestGroup::ByLoad => find_idlest_group_by_load(env, sd, level, p, this),
+        IdlestGroup::ByLoad => find_idlest_group_by_load(env, sd, p, this),
     }
 }
 
@@ -252,7 +250,6 @@ fn find_idlest_group_4_15(
 fn find_idlest_group_by_load(
     env: &impl SchedEnv,
     sd: &Domain,
-    level: usize,
     p: usize,
     this: usize,
 ) -> Option<CpuSet> {
@@ -260,7 +257,7 @@ fn find_idlest_group_by_load(
     let imbalance = 100 + (sd.params.imbalance_pct as u64 - 100) / 2;
     let mut this_load = None;
     let mut idlest: Option<(u64, CpuSet)> = None;
-    for g in &sd.groups {
+    for (g, &power) in sd.groups.iter().zip(&sd.power) {
         if g.intersection(env.allowed(p)).is_empty() {
             continue;
         }
@@ -275,7 +272,7 @@ fn find_idlest_group_by_load(
                 }
             })
             .sum();
-        let avg = sum * SCHED_CAPACITY_SCALE / group_power(env, this, level, g);
+        let avg = sum * SCHED_CAPACITY_SCALE / power;
         if local {
             this_load = Some(avg);
         } else if idlest.as_ref().is_none_or(|(min, _)| avg < *min) {
@@ -448,11 +445,11 @@ mod tests {
         let sd = env.domains.of(0).nth(mc).unwrap().clone();
         let core = |c: usize| CpuSet::from_iter([c, c + 8]);
         assert_eq!(
-            find_idlest_group(&env, &sd, mc, p, 0, SdFlag::BalanceFork),
+            find_idlest_group(&env, &sd, p, 0, SdFlag::BalanceFork),
             Some(core(2))
         );
         assert_eq!(
-            find_idlest_group(&env, &sd, mc, p, 0, SdFlag::BalanceWake),
+            find_idlest_group(&env, &sd, p, 0, SdFlag::BalanceWake),
             Some(core(1))
         );
         let child = env.sleeper(0);
