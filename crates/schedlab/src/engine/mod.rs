@@ -189,6 +189,10 @@ pub struct Sim {
     rt_period_armed: bool,
     /// CPUs whose busy state may have changed during the current event.
     seg_touched: Vec<usize>,
+    /// A TCP deposit's wakees and their sync hints, kept between deposits
+    /// so a message allocates nothing (taken while in use: a deposit that
+    /// runs inside another's wakeups starts its own).
+    pub(crate) tcp_wakees: Vec<(usize, bool)>,
     /// The current waker's work beyond each wakeup's `wakeup_ns`: the CPUs
     /// its placements scanned and the IPIs it sent; charged to it.
     waker_extra_ns: u64,
@@ -276,6 +280,7 @@ impl Sim {
             check_invariants: cfg.check_invariants,
             rt_period_armed: false,
             seg_touched: Vec::new(),
+            tcp_wakees: Vec::new(),
             waker_extra_ns: 0,
             sched,
             idle_cpus: CpuSet::first_n(n),

@@ -204,12 +204,12 @@ impl Sim {
         let sync = kind.sync_reader_wakeup(self.policy.era.rules().tcp_prequeue);
         let readers = ch.take_readers();
         if kind == ChannelKind::Tcp {
-            let mut waiters: Vec<(usize, bool)> = readers
-                .iter()
-                .map(|&w| (w, sync || self.waits_in_poll(w)))
-                .collect();
+            let mut waiters = std::mem::take(&mut self.tcp_wakees);
+            waiters.clear();
+            waiters.extend(readers.iter().map(|&w| (w, sync || self.waits_in_poll(w))));
             self.piggyback_acks(task, chan, &mut waiters);
-            self.wake_each(cpu, waiters);
+            self.wake_each(cpu, waiters.iter().copied());
+            self.tcp_wakees = waiters;
         } else {
             let ch = &mut self.chans[chan];
             let next = if next_writer && !ch.pipe_full() {

@@ -58,23 +58,25 @@ impl Sim {
         if peer.is_none() || self.tasks[task].prog.acks_owed.is_empty() {
             return;
         }
-        let owed = std::mem::take(&mut self.tasks[task].prog.acks_owed);
-        let mut kept = Vec::with_capacity(owed.len());
-        for r in owed {
+        // In place and in order: the ACKs not owed on this way stay owed,
+        // and the lists keep their memory (nothing allocated per message).
+        let mut owed = std::mem::take(&mut self.tasks[task].prog.acks_owed);
+        owed.retain(|&r| {
             let back = &mut self.chans[r];
             if !back.is_way_back(peer, task) {
-                kept.push(r);
-                continue;
+                return true;
             }
             back.ack_read();
             let writers = back.take_writers();
             for _ in 0..writers.len() {
                 self.counters.count(Counter::TcpAckWakeup);
             }
-            waiters.extend(writers.into_iter().map(|w| (w, false)));
+            waiters.extend(writers.iter().map(|&w| (w, false)));
+            self.chans[r].return_writers(writers);
             self.recharge_llcs(r);
-        }
-        self.tasks[task].prog.acks_owed = kept;
+            false
+        });
+        self.tasks[task].prog.acks_owed = owed;
     }
 
     /// Wakes every waiter of a channel; the waker pays for each wakeup
