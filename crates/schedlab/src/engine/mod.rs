@@ -192,7 +192,7 @@ pub struct Sim {
     /// A TCP deposit's wakees and their sync hints, kept between deposits
     /// so a message allocates nothing (taken while in use: a deposit that
     /// runs inside another's wakeups starts its own).
-    pub(crate) tcp_wakees: Vec<(usize, bool)>,
+    tcp_wakees: Vec<(usize, bool)>,
     /// The current waker's work beyond each wakeup's `wakeup_ns`: the CPUs
     /// its placements scanned and the IPIs it sent; charged to it.
     waker_extra_ns: u64,

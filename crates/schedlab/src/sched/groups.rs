@@ -1,8 +1,9 @@
 //! What the fork/exec slow path and the load balancer share about sched
 //! groups: their statistics (load, utilisation, runnable tasks, idle CPUs)
 //! and type (has_spare < fully_busy < overloaded) as 5.5+ kernels
-//! classify; their power and capacity as 2.6.28 and 4.15 compute them;
-//! sgc->imbalance; and 6.5's NUMA imbalance allowance.
+//! classify; their capacity as 4.15 computes it (2.6.2x power is the
+//! domain's, `Domain::power`); sgc->imbalance; and 6.5's NUMA imbalance
+//! allowance.
 
 use crate::cpuset::CpuSet;
 use crate::domains::Domain;
