@@ -78,7 +78,7 @@ pub struct Domain {
     pub groups: Vec<CpuSet>,
     /// Each group's power on 2.6.2x (__cpu_power), set once when the
     /// domains are built, as the kernel's init_sched_groups_power does:
-    /// [`group_power_2_6`]. Later eras compute capacity as they go.
+    /// `group_power_2_6` below. Later eras compute capacity as they go.
     pub power: Vec<u64>,
     pub params: LevelParams,
     /// The SLIT distance a NUMA level spans.
