@@ -5,6 +5,11 @@
 use schedlab::experiment::PointOutcome;
 use serde::{Deserialize, Serialize};
 
+/// How often the page draws a run's progress, and so how often a worker
+/// says how far its point is: every word is parsed and drawn on the page's
+/// thread, which shares the machine's cores with the workers.
+pub const DRAW_EVERY_MS: u32 = 250;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
     /// Run point `index` of the experiment (its JSON).

@@ -90,6 +90,8 @@ pub enum RunAction {
         error: String,
     },
     Cancelled,
+    /// Several of the above, applied in order and drawn once.
+    Batch(Vec<RunAction>),
 }
 
 impl RunView {
@@ -131,11 +133,67 @@ impl RunView {
     }
 }
 
+impl RunView {
+    /// Applies one worker's word (not `Start`) to this view in place;
+    /// whether it changed anything. Words of an earlier run, or after
+    /// this one ended, change nothing.
+    fn apply(&mut self, action: RunAction) -> bool {
+        let current = |view: &RunView, g: u64| g == view.generation && view.running();
+        match action {
+            RunAction::Progress {
+                generation,
+                index,
+                fraction,
+            } if current(self, generation) => {
+                if let Some(p) = self.partial.get_mut(index) {
+                    *p = fraction.clamp(0.0, 1.0);
+                }
+                true
+            }
+            RunAction::Point {
+                generation,
+                index,
+                outcome,
+            } if current(self, generation) => {
+                if let Some(slot) = self.outcomes.get_mut(index) {
+                    *slot = Some(*outcome);
+                }
+                if self.done() == self.outcomes.len() {
+                    let exp = self.experiment.clone().expect("running");
+                    let outcomes: Vec<PointOutcome> =
+                        self.outcomes.iter().flatten().cloned().collect();
+                    match RunResults::of(&exp, &outcomes) {
+                        Ok(r) => self.results = Some(Rc::new(r)),
+                        Err(e) => self.error = Some(e.to_string()),
+                    }
+                }
+                true
+            }
+            RunAction::Failed { generation, error } if current(self, generation) => {
+                self.error = Some(error);
+                true
+            }
+            RunAction::Cancelled if self.running() => {
+                self.cancelled = true;
+                true
+            }
+            RunAction::Batch(actions) => {
+                // Every word applied, whichever changed something.
+                let mut changed = false;
+                for a in actions {
+                    changed |= self.apply(a);
+                }
+                changed
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Reducible for RunView {
     type Action = RunAction;
 
     fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
-        let current = |g: u64| g == self.generation && self.running();
         match action {
             RunAction::Start {
                 generation,
@@ -153,46 +211,15 @@ impl Reducible for RunView {
                 previous: self.results.clone().or_else(|| self.previous.clone()),
                 ..RunView::default()
             }),
-            RunAction::Progress {
-                generation,
-                index,
-                fraction,
-            } if current(generation) => {
+            action => {
                 let mut next = (*self).clone();
-                if let Some(p) = next.partial.get_mut(index) {
-                    *p = fraction.clamp(0.0, 1.0);
+                // Unchanged, the same Rc: nothing is drawn again.
+                if next.apply(action) {
+                    Rc::new(next)
+                } else {
+                    self
                 }
-                Rc::new(next)
             }
-            RunAction::Point {
-                generation,
-                index,
-                outcome,
-            } if current(generation) => {
-                let mut next = (*self).clone();
-                if let Some(slot) = next.outcomes.get_mut(index) {
-                    *slot = Some(*outcome);
-                }
-                if next.done() == next.outcomes.len() {
-                    let exp = next.experiment.clone().expect("running");
-                    let outcomes: Vec<PointOutcome> =
-                        next.outcomes.iter().flatten().cloned().collect();
-                    match RunResults::of(&exp, &outcomes) {
-                        Ok(r) => next.results = Some(Rc::new(r)),
-                        Err(e) => next.error = Some(e.to_string()),
-                    }
-                }
-                Rc::new(next)
-            }
-            RunAction::Failed { generation, error } if current(generation) => Rc::new(RunView {
-                error: Some(error),
-                ..(*self).clone()
-            }),
-            RunAction::Cancelled if self.running() => Rc::new(RunView {
-                cancelled: true,
-                ..(*self).clone()
-            }),
-            _ => self,
         }
     }
 }
@@ -201,28 +228,40 @@ impl Reducible for RunView {
 mod tests {
     use super::*;
 
-    #[test]
-    fn outcomes_in_any_order_give_the_clis_results_and_stale_ones_are_ignored() {
+    /// A small preset and each of its points' outcomes, as the workers
+    /// would send them.
+    fn preset_and_outcomes() -> (Rc<Experiment>, Vec<PointOutcome>) {
         let exp = Rc::new(schedlab::presets::get("kvm-pipe-test-pinning").unwrap());
-        let points = exp.points().unwrap();
-        let outcomes: Vec<PointOutcome> = points
+        let outcomes = exp
+            .points()
+            .unwrap()
             .iter()
             .map(|p| experiment::run_point(p, &mut |_| true).unwrap())
             .collect();
-        let mut view = Rc::new(RunView::default()).reduce(RunAction::Start {
-            generation: 2,
+        (exp, outcomes)
+    }
+
+    fn started(exp: &Rc<Experiment>, generation: u64, points: usize) -> Rc<RunView> {
+        Rc::new(RunView::default()).reduce(RunAction::Start {
+            generation,
             experiment: exp.clone(),
-            points: points.len(),
+            points,
             workers: 2,
             started_ms: 0.0,
-        });
+        })
+    }
+
+    #[test]
+    fn outcomes_in_any_order_give_the_clis_results_and_stale_ones_are_ignored() {
+        let (exp, outcomes) = preset_and_outcomes();
+        let mut view = started(&exp, 2, outcomes.len());
         view = view.reduce(RunAction::Point {
             generation: 1,
             index: 0,
             outcome: Box::new(outcomes[0].clone()),
         });
         assert_eq!(view.done(), 0, "a cancelled run's point is ignored");
-        for i in (0..points.len()).rev() {
+        for i in (0..outcomes.len()).rev() {
             view = view.reduce(RunAction::Point {
                 generation: 2,
                 index: i,
@@ -234,6 +273,48 @@ mod tests {
         assert_eq!(got.json, expected.to_json() + "\n");
         assert!(!view.running());
         assert_eq!(view.fraction(), 1.0);
+    }
+
+    #[test]
+    fn a_batch_is_its_words_one_by_one_and_a_batch_of_stale_words_draws_nothing() {
+        let (exp, outcomes) = preset_and_outcomes();
+        let start = || started(&exp, 3, outcomes.len());
+        let words = || {
+            let mut w = vec![RunAction::Progress {
+                generation: 3,
+                index: 1,
+                fraction: 0.5,
+            }];
+            for (i, o) in outcomes.iter().enumerate() {
+                w.push(RunAction::Point {
+                    generation: 3,
+                    index: i,
+                    outcome: Box::new(o.clone()),
+                });
+            }
+            w
+        };
+        let one_by_one = words().into_iter().fold(start(), |v, a| v.reduce(a));
+        let batched = start().reduce(RunAction::Batch(words()));
+        assert!(batched.results.is_some());
+        assert_eq!(*batched, *one_by_one);
+
+        let view = start();
+        let stale = view.clone().reduce(RunAction::Batch(vec![
+            RunAction::Progress {
+                generation: 2,
+                index: 0,
+                fraction: 0.5,
+            },
+            RunAction::Failed {
+                generation: 2,
+                error: "an earlier run's".into(),
+            },
+        ]));
+        assert!(
+            Rc::ptr_eq(&view, &stale),
+            "nothing changed, nothing to draw"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The Web Worker: answers [`Request`]s by running the core.
 
-use crate::protocol::{Request, Response};
+use crate::protocol::{Request, Response, DRAW_EVERY_MS};
 use schedlab::decisions;
 use schedlab::error::Concern;
 use schedlab::estimate;
@@ -13,8 +13,6 @@ use std::io::BufReader;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
-
-const PROGRESS_EVERY_MS: f64 = 100.0;
 
 /// Runs in the worker's global scope: answers each message, then says Ready.
 pub fn listen() {
@@ -29,13 +27,13 @@ pub fn listen() {
         let text = e.data().as_string().unwrap_or_default();
         let resp = match serde_json::from_str::<Request>(&text) {
             Ok(req) => {
-                // At most ten progress messages a second: the page redraws on each.
+                // No more progress messages than the page draws.
                 let mut last_ms = f64::NEG_INFINITY;
                 handle(
                     req,
                     &mut |p| {
                         let now = js_sys::Date::now();
-                        if now - last_ms >= PROGRESS_EVERY_MS {
+                        if now - last_ms >= f64::from(DRAW_EVERY_MS) {
                             last_ms = now;
                             post(&p);
                         }
