@@ -291,9 +291,11 @@ fn cases(o: &Options) -> Vec<Case> {
         });
     }
     // tbench: one client and its server on one CPU, then free, then two
-    // clients (their servers forked by tbench_srv's listener).
+    // clients (their servers forked by tbench_srv's listener), free and
+    // both pairs on one CPU: what two pairs taking turns on a CPU cost
+    // each other, with no placement and no cross-CPU traffic.
     let secs = o.tbench_secs.to_string();
-    for (clients, pinned) in [(1, true), (1, false), (2, false)] {
+    for (clients, pinned) in [(1, true), (1, false), (2, false), (2, true)] {
         out.push(Case {
             name: format!(
                 "tbench {clients} client{}, {}",
@@ -1045,6 +1047,11 @@ fn pairs(o: &Options) -> Vec<(String, String, String)> {
         "tbench: 2 clients against 1".to_string(),
         "tbench 1 client, free".to_string(),
         "tbench 2 clients, free".to_string(),
+    ));
+    v.push((
+        "tbench pinned: 2 clients against 1".to_string(),
+        "tbench 1 client, pinned to one CPU".to_string(),
+        "tbench 2 clients, pinned to one CPU".to_string(),
     ));
     if hi != lo {
         v.push((

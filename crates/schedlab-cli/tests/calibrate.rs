@@ -248,10 +248,12 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         text.contains("hackbench -g 1, sockets, pinned to one CPU"),
         "{text}"
     );
-    assert!(
-        text.contains("tbench 1 client, pinned to one CPU"),
-        "{text}"
-    );
+    for row in [
+        "tbench 1 client, pinned to one CPU",
+        "tbench 2 clients, pinned to one CPU",
+    ] {
+        assert!(text.contains(row), "{row}: {text}");
+    }
     // The A/B rows compare real with simulated: only for a tool that ran.
     if !text.contains("skipped hackbench:") {
         assert!(
@@ -260,10 +262,12 @@ fn calibrate_writes_a_machine_the_simulator_accepts_and_validate_prints_its_tabl
         );
     }
     if !text.contains("skipped tbench:") {
-        assert!(
-            text.contains("tbench 1 client: free against pinned"),
-            "{text}"
-        );
+        for direction in [
+            "tbench 1 client: free against pinned",
+            "tbench pinned: 2 clients against 1",
+        ] {
+            assert!(text.contains(direction), "{direction}: {text}");
+        }
     }
     for (tool, package) in [
         ("perf", "linux-perf"),
