@@ -89,8 +89,9 @@ struct Direction {
     comparison: String,
     real_change_pct: f64,
     simulated_change_pct: f64,
-    /// yes, NO, "noise" (the real change is within the runs' spread) or
-    /// "flat" (the simulated change is under 0.1%).
+    /// yes (with the size against the real change's when it is under
+    /// half or over twice), NO, "noise" (the real change is within the
+    /// runs' spread) or "flat" (the simulated change is under 0.1%).
     agree: String,
 }
 
@@ -1078,22 +1079,37 @@ fn directions(rows: &[Row], o: &Options) -> Vec<Direction> {
         let sim = (sb - sa) / sa * 100.0;
         let noise = (rb.median - ra.median).abs() <= ra.spread + rb.spread;
         let agree = if noise {
-            "noise"
+            "noise".to_string()
         } else if sim.abs() < 0.1 {
-            "flat (the simulation does not separate them)"
+            "flat (the simulation does not separate them)".to_string()
         } else if (real > 0.0) == (sim > 0.0) {
-            "yes"
+            same_direction(real, sim)
         } else {
-            "NO"
+            "NO".to_string()
         };
         out.push(Direction {
             comparison: what,
             real_change_pct: real,
             simulated_change_pct: sim,
-            agree: agree.into(),
+            agree,
         });
     }
     out
+}
+
+/// The verdict on a change that goes the real way, with its size where
+/// the simulated change is under half or over twice the real one: a
+/// change at a fiftieth of the real size goes the real way but does not
+/// show the mechanism.
+fn same_direction(real_pct: f64, sim_pct: f64) -> String {
+    let size = sim_pct.abs() / real_pct.abs();
+    if size < 0.5 {
+        format!("yes, at {:.0}% of the real size", size * 100.0)
+    } else if size > 2.0 {
+        format!("yes, at {size:.1}x the real size")
+    } else {
+        "yes".to_string()
+    }
 }
 
 /// A simulated figure within a third of the real one: at least 3/4 of it
@@ -1212,22 +1228,30 @@ fn text(r: &Report) -> String {
             "\n{:<50} {:>10} {:>10}  {}\n",
             "A/B change (B against A)", "real", "simulated", "same direction"
         ));
-        for d in &r.directions {
+        // Records from before the size was judged say a bare "yes".
+        let verdicts: Vec<String> = r
+            .directions
+            .iter()
+            .map(|d| {
+                if d.agree == "yes" {
+                    same_direction(d.real_change_pct, d.simulated_change_pct)
+                } else {
+                    d.agree.clone()
+                }
+            })
+            .collect();
+        for (d, agree) in r.directions.iter().zip(&verdicts) {
             out.push_str(&format!(
                 "{:<50} {:>+9.1}% {:>+9.1}%  {}\n",
-                d.comparison, d.real_change_pct, d.simulated_change_pct, d.agree
+                d.comparison, d.real_change_pct, d.simulated_change_pct, agree
             ));
         }
-        let count = |a: &str| {
-            r.directions
-                .iter()
-                .filter(|d| d.agree.starts_with(a))
-                .count()
-        };
+        let count = |a: &str| verdicts.iter().filter(|v| v.starts_with(a)).count();
         out.push_str(&format!(
-            "{} of {} changes go the real way, {} the other, {} within the real runs' noise, {} not separated\n",
+            "{} of {} changes go the real way ({} of them at half to twice its size), {} the other, {} within the real runs' noise, {} not separated\n",
             count("yes"),
             r.directions.len(),
+            verdicts.iter().filter(|v| *v == "yes").count(),
             count("NO"),
             count("noise"),
             count("flat")
@@ -1440,7 +1464,7 @@ mod tests {
             "{moved}"
         );
         assert!(
-            text.contains("2 of 4 changes go the real way, 1 the other, 1 within the real runs' noise, 0 not separated"),
+            text.contains("2 of 4 changes go the real way (2 of them at half to twice its size), 1 the other, 1 within the real runs' noise, 0 not separated"),
             "{text}"
         );
         assert!(Report::from_json("{}")
@@ -1562,5 +1586,51 @@ mod tests {
             Some(955.708)
         );
         assert_eq!(parse("tbench", &a(&["-t", "5"]), "no server\n"), None);
+    }
+
+    /// tbench with two pairs on one CPU once read "yes" at -0.2% against
+    /// the machine's -15.1%: the direction, not the mechanism.
+    #[test]
+    fn a_change_that_goes_the_real_way_says_its_size_when_far_from_real() {
+        assert_eq!(same_direction(-15.1, -0.2), "yes, at 1% of the real size");
+        assert_eq!(same_direction(10.0, 5.0), "yes");
+        assert_eq!(same_direction(10.0, 20.0), "yes");
+        assert_eq!(same_direction(10.0, 25.0), "yes, at 2.5x the real size");
+        // A record that stored a bare "yes" is judged when printed.
+        let rows = vec![];
+        let mut r = Report {
+            kernel: "6.18.0".into(),
+            era: "6.12".into(),
+            era_note: String::new(),
+            machine: String::new(),
+            runs: 1,
+            rows,
+            directions: [(-15.1, -0.2), (10.0, 8.0)]
+                .iter()
+                .map(|&(real, sim)| Direction {
+                    comparison: format!("B against A {real}"),
+                    real_change_pct: real,
+                    simulated_change_pct: sim,
+                    agree: "yes".into(),
+                })
+                .collect(),
+            skipped: Vec::new(),
+            machine_spec: None,
+            schedlab: "schedlab 0.1.0".into(),
+            exits: Vec::new(),
+        };
+        let text = r.text();
+        assert!(text.contains("yes, at 1% of the real size"), "{text}");
+        assert!(
+            text.contains("2 of 2 changes go the real way (1 of them at half to twice its size)"),
+            "{text}"
+        );
+        r.directions[0].agree = "NO".into();
+        assert!(
+            r.text()
+                .contains("1 of 2 changes go the real way (1 of them"),
+            "{}",
+            r.text()
+        );
     }
 }
