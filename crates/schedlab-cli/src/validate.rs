@@ -1597,14 +1597,13 @@ mod tests {
         assert_eq!(same_direction(10.0, 20.0), "yes");
         assert_eq!(same_direction(10.0, 25.0), "yes, at 2.5x the real size");
         // A record that stored a bare "yes" is judged when printed.
-        let rows = vec![];
         let mut r = Report {
             kernel: "6.18.0".into(),
             era: "6.12".into(),
             era_note: String::new(),
             machine: String::new(),
             runs: 1,
-            rows,
+            rows: Vec::new(),
             directions: [(-15.1, -0.2), (10.0, 8.0)]
                 .iter()
                 .map(|&(real, sim)| Direction {
